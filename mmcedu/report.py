@@ -52,9 +52,10 @@ class Table:
         lines = []
         if self.title:
             lines += [f"**{self.title}**", ""]
-        lines.append("| " + " | ".join(self.headers) + " |")
+        esc = lambda cell: cell.replace("|", "\\|")  # a literal | would end the cell
+        lines.append("| " + " | ".join(map(esc, self.headers)) + " |")
         lines.append("|" + "|".join("---" for _ in self.headers) + "|")
-        lines += ["| " + " | ".join(r) + " |" for r in self._cells()]
+        lines += ["| " + " | ".join(map(esc, r)) + " |" for r in self._cells()]
         return "\n".join(lines)
 
     def __str__(self):
