@@ -1,0 +1,54 @@
+"""The command line that reproduces the papers' tables."""
+
+import io
+import subprocess
+import sys
+
+import mmcedu.reproduce as rep
+from mmcedu.experiments import all_tables
+from mmcedu.report import Table
+
+
+def test_list_names_every_registered_table():
+    out = io.StringIO()
+    assert rep.main(["--list"], stream=out) == 0
+    listed = [line.split()[0] for line in out.getvalue().splitlines() if line.strip()]
+    assert listed == list(all_tables())
+
+
+def test_unknown_name_is_an_error():
+    out = io.StringIO()
+    assert rep.main(["no_such_table"], stream=out) == 2
+    assert "unknown table" in out.getvalue()
+
+
+def test_runs_tables_with_the_requested_protocol(monkeypatch):
+    calls = []
+
+    def fake(full=False, progress=None):
+        """A fake table."""
+        for i in range(3):
+            progress(i + 1, 3)
+        calls.append(full)
+        return Table([["x", 1.0, 2.0]], ["data", "paper", "mmcedu"])
+
+    monkeypatch.setattr(rep, "all_tables", lambda: {"fake_a": fake, "fake_b": fake})
+    out = io.StringIO()
+    assert rep.main(["all", "--full"], stream=out) == 0
+    assert calls == [True, True]
+    assert out.getvalue().count("full protocol") == 2 and "mmcedu" in out.getvalue()
+    assert rep.main(["fake_b"], stream=out) == 0 and calls[-1] is False
+
+
+def test_progress_bar_draws_and_ends_the_line():
+    s = io.StringIO()
+    bar = rep.ProgressBar("t", stream=s, width=10)
+    bar(5, 10)
+    bar(10, 10)
+    text = s.getvalue()
+    assert "[#####.....] 5/10" in text and "[##########] 10/10" in text and text.endswith("\n")
+
+
+def test_module_runs_as_a_script():
+    proc = subprocess.run([sys.executable, "-m", "mmcedu.reproduce", "--list"], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
