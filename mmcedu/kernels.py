@@ -27,7 +27,6 @@ clustering use gamma directly and call it ``q``.
 from __future__ import annotations
 
 import numpy as np
-from scipy.spatial.distance import pdist
 from sklearn.metrics.pairwise import euclidean_distances
 from sklearn.utils import check_random_state
 
@@ -157,16 +156,27 @@ def sigma_from_gamma(gamma, *, convention="two_sigma_squared"):
     return sigma if sigma.ndim else float(sigma)
 
 
-def pairwise_distance_range(X):
+def pairwise_distance_range(X, *, block_size=2**22):
     """Smallest and largest Euclidean distance between two distinct samples of ``X``.
 
-    Duplicated samples (distance 0) are ignored for the minimum.
+    Duplicated samples (distance 0) are ignored for the minimum. Distances are computed in
+    blocks of about ``block_size`` entries, so memory stays O(n) even for large n.
     """
-    d = pdist(np.asarray(X, dtype=float))
-    if d.size == 0:
+    X = np.asarray(X, dtype=float)
+    n = X.shape[0]
+    if n < 2:
         raise ValueError("Need at least two samples to measure pairwise distances.")
-    positive = d[d > 0]
-    return (float(positive.min()) if positive.size else 0.0), float(d.max())
+    step = max(1, block_size // n)
+    dmin, dmax = np.inf, 0.0
+    for start in range(0, n, step):
+        D2 = euclidean_distances(X[start : start + step], X, squared=True)
+        rows = np.arange(start, min(start + step, n))
+        D2[rows - start, rows] = 0.0  # exact zero on the diagonal
+        dmax = max(dmax, float(D2.max()))
+        positive = D2[D2 > 0]
+        if positive.size:
+            dmin = min(dmin, float(positive.min()))
+    return (float(np.sqrt(dmin)) if np.isfinite(dmin) else 0.0), float(np.sqrt(dmax))
 
 
 def width_grid(X, fractions, *, reference="max"):

@@ -51,6 +51,13 @@ def test_width_conventions_reject_bad_values():
 def test_width_grid_references():
     X = np.array([[0.0, 0.0], [1.0, 0.0], [4.0, 0.0]])  # distances 1, 3, 4
     assert kernels.pairwise_distance_range(X) == (1.0, 4.0)
+    Z = RNG.normal(size=(300, 3))
+    from scipy.spatial.distance import pdist
+
+    d = pdist(Z)
+    for block in (1, 1000, 2**22):  # blocked computation equals the full one
+        lo, hi = kernels.pairwise_distance_range(Z, block_size=block)
+        assert lo == pytest.approx(d.min()) and hi == pytest.approx(d.max())
     np.testing.assert_allclose(kernels.width_grid(X, [0.5, 1.0]), [2.0, 4.0])
     np.testing.assert_allclose(kernels.width_grid(X, [0.5, 1.0], reference="range"), [1.5, 3.0])
     np.testing.assert_allclose(
