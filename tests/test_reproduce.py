@@ -52,3 +52,28 @@ def test_progress_bar_draws_and_ends_the_line():
 def test_module_runs_as_a_script():
     proc = subprocess.run([sys.executable, "-m", "mmcedu.reproduce", "--list"], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
+
+
+def test_cached_tables_are_computed_once_per_source_and_protocol(tmp_path, monkeypatch):
+    from mmcedu import experiments
+
+    monkeypatch.setenv("MMCEDU_CACHE_DIR", str(tmp_path))
+    calls = []
+
+    @experiments.cached("fake")
+    def fake(full=False, progress=None):
+        calls.append(full)
+        return Table([[len(calls)]], ["n"])
+
+    assert fake().rows == [[1]] and fake().rows == [[1]] and calls == [False]
+    assert fake(full=True).rows == [[2]] and calls == [False, True]
+    files = sorted(p.name for p in tmp_path.iterdir())
+    assert files == [f"fake-full-{experiments.source_hash()}.pkl", f"fake-quick-{experiments.source_hash()}.pkl"]
+    assert fake.table_name == "fake" and fake.__doc__ is None
+
+
+def test_source_hash_covers_the_package():
+    from mmcedu import experiments
+
+    h = experiments.source_hash()
+    assert len(h) == 16 and int(h, 16) >= 0

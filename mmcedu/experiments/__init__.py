@@ -7,15 +7,27 @@ is the quick protocol the chapter runs (seconds); ``full=True`` is the paper's p
 (all restarts, full grids; minutes to hours). ``progress``, when given, is called as
 ``progress(done, total)`` while the experiment runs.
 
+The functions are wrapped by :func:`cached`: a result is stored on disk under a key made of
+the table's name, the protocol and a hash of the whole ``mmcedu`` source, so the reproduction
+summary shows exactly what the chapters computed, and any change to the package recomputes.
+The folder is ``$MMCEDU_CACHE_DIR`` (default ``~/.cache/mmcedu``).
+
 ``python -m mmcedu.reproduce --list`` lists every table; ``python -m mmcedu.reproduce NAME``
 runs one.
 """
 
+import functools
+import hashlib
+import os
+import pickle
 from importlib import import_module as _import_module
 from importlib.util import find_spec as _find_spec
+from pathlib import Path
+
+__all__ = ["all_tables", "cached", "cache_dir", "source_hash"]
 
 # Experiment modules, in the order of the book's chapters.
-_MODULES = ["sdp_mmc", "gmmc", "umc_rls", "emmc", "svc", "ensemble"]
+_MODULES = ["sdp_mmc", "gmmc", "umc_rls", "emmc", "svc", "ensemble", "comparison", "summary"]
 
 
 def all_tables():
@@ -25,3 +37,47 @@ def all_tables():
         if _find_spec(f"{__name__}.{name}") is not None:
             tables.update(_import_module(f".{name}", __name__).TABLES)
     return tables
+
+
+@functools.lru_cache(maxsize=1)
+def source_hash():
+    """SHA-256 of every ``.py`` file of the installed ``mmcedu`` package (names and contents)."""
+    root = Path(__file__).resolve().parents[1]
+    h = hashlib.sha256()
+    for path in sorted(root.rglob("*.py")):
+        h.update(path.relative_to(root).as_posix().encode())
+        h.update(path.read_bytes())
+    return h.hexdigest()[:16]
+
+
+def cache_dir():
+    """Folder of cached experiment results: ``$MMCEDU_CACHE_DIR`` or ``~/.cache/mmcedu``."""
+    return Path(os.environ.get("MMCEDU_CACHE_DIR", Path.home() / ".cache" / "mmcedu"))
+
+
+def cached(name):
+    """Decorator: store the table of experiment ``name`` on disk, keyed by protocol and source.
+
+    The wrapped function is called as ``f(full=False, progress=None)``; a result computed
+    before by the same ``mmcedu`` source and protocol is loaded instead of recomputed.
+    """
+
+    def decorate(fn):
+        @functools.wraps(fn)
+        def wrapper(full=False, progress=None):
+            path = cache_dir() / f"{name}-{'full' if full else 'quick'}-{source_hash()}.pkl"
+            if path.exists():
+                with open(path, "rb") as fh:
+                    return pickle.load(fh)
+            table = fn(full=full, progress=progress)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_suffix(f".{os.getpid()}.tmp")
+            with open(tmp, "wb") as fh:
+                pickle.dump(table, fh)
+            os.replace(tmp, path)  # atomic: a reader never sees half a file
+            return table
+
+        wrapper.table_name = name
+        return wrapper
+
+    return decorate
