@@ -156,7 +156,7 @@ def sigma_from_gamma(gamma, *, convention="two_sigma_squared"):
     return sigma if sigma.ndim else float(sigma)
 
 
-def pairwise_distance_range(X, *, block_size=2**22):
+def pairwise_distance_range(X, *, block_size=2**20):
     """Smallest and largest Euclidean distance between two distinct samples of ``X``.
 
     Duplicated samples (distance 0) are ignored for the minimum. Distances are computed in
@@ -173,9 +173,8 @@ def pairwise_distance_range(X, *, block_size=2**22):
         rows = np.arange(start, min(start + step, n))
         D2[rows - start, rows] = 0.0  # exact zero on the diagonal
         dmax = max(dmax, float(D2.max()))
-        positive = D2[D2 > 0]
-        if positive.size:
-            dmin = min(dmin, float(positive.min()))
+        D2[D2 <= 0] = np.inf  # in place: duplicates and the diagonal do not count for the minimum
+        dmin = min(dmin, float(D2.min()))
     return (float(np.sqrt(dmin)) if np.isfinite(dmin) else 0.0), float(np.sqrt(dmax))
 
 

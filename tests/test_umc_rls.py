@@ -1,0 +1,281 @@
+"""Tests of UMC-RLS (Pahikkala et al. 2012): formulas, fast path vs naive oracle, behaviour."""
+
+import tracemalloc
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from mmcedu import UMCRLS
+from mmcedu.datasets import blobs, iris, moons
+from mmcedu.kernels import gamma_from_sigma, nystroem_factor, pairwise_distance_range, rbf_kernel
+from mmcedu.metrics import adjusted_rand_score
+from mmcedu.umc_rls import (
+    _class_vectors,
+    _ExactScorer,
+    flip_delta,
+    hat_matrix,
+    low_rank_hat_factor,
+    rls_cost,
+    run_search,
+    shaking_alpha,
+    umc_objective,
+)
+
+
+def _problem(seed, n, d=2, width=1.0):
+    rng = np.random.RandomState(seed)
+    X = rng.randn(n, d)
+    return X, rbf_kernel(X, gamma=1.0 / width**2)
+
+
+def _iris_kernel(fraction=0.5):
+    X, y = iris()
+    gamma = gamma_from_sigma(fraction * pairwise_distance_range(X)[1], convention="sigma_squared")
+    return X, y, gamma, rbf_kernel(X, gamma=gamma)
+
+
+# --- Lemma 1 and eq. (13) --------------------------------------------------------------
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    seed=st.integers(0, 10_000),
+    n=st.integers(2, 25),
+    log2_lam=st.integers(-10, 3),
+)
+def test_lemma1_rls_cost_is_n_minus_yRy(seed, n, log2_lam):
+    _, K = _problem(seed, n)
+    lam = 2.0**log2_lam
+    y = np.where(np.random.RandomState(seed + 1).rand(n) < 0.5, -1.0, 1.0)
+    R = hat_matrix(K, lam)
+    assert np.allclose(R, K @ np.linalg.inv(K + lam * np.eye(n)), atol=1e-8)
+    assert rls_cost(K, y, lam) == pytest.approx(n - y @ R @ y, rel=1e-8, abs=1e-8)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    seed=st.integers(0, 10_000),
+    n=st.integers(2, 25),
+    log2_lam=st.integers(-10, 3),
+    data=st.data(),
+)
+def test_flip_formula_matches_retraining(seed, n, log2_lam, data):
+    _, K = _problem(seed, n)
+    lam = 2.0**log2_lam
+    y = np.where(np.random.RandomState(seed + 2).rand(n) < 0.5, -1.0, 1.0)
+    j = data.draw(st.integers(0, n - 1))
+    y2 = y.copy()
+    y2[j] = -y2[j]
+    exact = rls_cost(K, y2, lam) - rls_cost(K, y, lam)
+    assert flip_delta(hat_matrix(K, lam), y, j) == pytest.approx(exact, rel=1e-7, abs=1e-7)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    seed=st.integers(0, 10_000),
+    n=st.integers(3, 20),
+    k=st.integers(2, 5),
+    data=st.data(),
+)
+def test_move_delta_and_cache_updates(seed, n, k, data):
+    """Delta(j, d) = 4 (t_a[j] - t_d[j]) - 8 R_jj, and t_a -= 2R_j, t_d += 2R_j stay exact."""
+    _, K = _problem(seed, n)
+    lam = 0.1
+    R = hat_matrix(K, lam)
+    c = np.random.RandomState(seed).randint(k, size=n)
+    scorer = _ExactScorer(R, c.copy(), k)
+    for _ in range(5):
+        j = data.draw(st.integers(0, n - 1))
+        d = data.draw(st.integers(0, k - 1).filter(lambda v, cj=scorer.c[j]: v != cj))
+        trial = scorer.c.copy()
+        trial[j] = d
+        expected = umc_objective(K, trial, lam, k) - umc_objective(K, scorer.c, lam, k)
+        assert scorer.delta_row(j)[d] == pytest.approx(expected, rel=1e-7, abs=1e-7)
+        assert scorer.delta_to(d)[j] == pytest.approx(expected, rel=1e-7, abs=1e-7)
+        scorer.move(j, d)
+        assert np.allclose(scorer.T, _class_vectors(scorer.c, k).T @ R, atol=1e-9)
+        assert scorer.objective() == pytest.approx(umc_objective(K, scorer.c, lam, k), abs=1e-7)
+
+
+def test_low_rank_factor_reproduces_R():
+    X, _ = _problem(0, 40)
+    Phi, _ = nystroem_factor(X, 15, gamma=1.0, random_state=0)
+    K = Phi @ Phi.T
+    L = low_rank_hat_factor(Phi, 0.3)
+    assert L.shape == (40, Phi.shape[1])
+    assert np.allclose(L @ L.T, K @ np.linalg.inv(K + 0.3 * np.eye(40)), atol=1e-9)
+
+
+def test_shaking_alpha_is_eq_11():
+    for n, k, i, size in [(150, 3, 0, 50), (150, 3, 1, 10), (500, 4, 5, 200), (7, 2, 3, 0)]:
+        raw = np.floor(n / (2**i * k) + n / k - size)
+        assert shaking_alpha(n, k, i, size) == min(max(raw, 0), n - size)
+    assert shaking_alpha(10, 2, 0, 3) == 7  # round 0 with k = 2: every other point
+
+
+# --- fast path vs the naive oracle -----------------------------------------------------
+
+
+@pytest.mark.parametrize("search", ["shaking", "steepest", "stochastic"])
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_fast_path_makes_the_oracles_moves(search, seed):
+    n, k, lam = 24, 3, 2.0**-4
+    _, K = _problem(seed, n, width=1.5)
+    moves = {}
+    results = {}
+    for naive in (False, True):
+        log = []
+        results[naive] = run_search(
+            K,
+            lam,
+            k,
+            search=search,
+            n_rounds=4,
+            random_state=seed,
+            naive=naive,
+            on_move=lambda j, d, delta, log=log: log.append((j, d, delta)),
+        )
+        moves[naive] = log
+    fast, slow = moves[False], moves[True]
+    assert len(fast) == len(slow) > 0
+    assert [(j, d) for j, d, _ in fast] == [(j, d) for j, d, _ in slow]
+    assert np.allclose([x[2] for x in fast], [x[2] for x in slow], atol=1e-7)
+    assert np.array_equal(results[False]["labels"], results[True]["labels"])
+    q = umc_objective(K, results[False]["labels"], lam, k)
+    assert results[False]["objective"] == pytest.approx(q, abs=1e-8)
+    assert results[True]["objective"] == pytest.approx(q, abs=1e-10)
+    if search != "shaking":  # a local minimum: no single move lowers Q
+        assert results[True]["converged"]
+
+
+def test_estimator_objective_is_eq_10_of_its_labels():
+    X, K = _problem(3, 30, width=1.5)
+    model = UMCRLS(3, alpha=0.05, gamma=1 / 1.5**2, n_rounds=5, random_state=3).fit(X)
+    ref = run_search(K, 0.05, 3, n_rounds=5, random_state=3, naive=True)
+    assert np.array_equal(np.unique(ref["labels"], return_inverse=True)[1], model.labels_)
+    assert model.objective_ == pytest.approx(umc_objective(K, model.labels_, 0.05, 3), abs=1e-8)
+    assert model.objective_ == pytest.approx(ref["objective"], abs=1e-8)
+
+
+def test_full_rank_factor_makes_the_same_moves_as_exact_R():
+    _, K = _problem(5, 60, width=1.2)
+    lam = 2.0**-6
+    s, V = np.linalg.eigh(K)
+    Phi = V * np.sqrt(np.clip(s, 0, None))
+    logs = []
+    for kw in ({"R": hat_matrix(K, lam)}, {"L": low_rank_hat_factor(Phi, lam)}):
+        log = []
+        out = run_search(
+            None, lam, 3, random_state=5, on_move=lambda j, d, _, log=log: log.append((j, d)), **kw
+        )
+        logs.append((log, out["objective"]))
+    assert logs[0][0] == logs[1][0]
+    assert logs[0][1] == pytest.approx(logs[1][1], abs=1e-6)
+
+
+# --- behaviour the chapter teaches -----------------------------------------------------
+
+
+def test_q_is_degenerate_one_cluster_beats_the_truth():
+    _, y, _, K = _iris_kernel()
+    lam = 2.0**-7
+    q_true = umc_objective(K, y, lam, 3)
+    q_one = umc_objective(K, np.zeros_like(y), lam, 3)
+    assert q_one < 0.05 * q_true
+
+
+def test_iris_shaking_recovers_species():
+    X, y, gamma, _ = _iris_kernel()
+    scores = [
+        adjusted_rand_score(y, UMCRLS(3, alpha=2**-7, gamma=gamma, random_state=s).fit_predict(X))
+        for s in range(5)
+    ]
+    assert np.mean(scores) >= 0.9
+
+
+def test_two_clusters_do_not_depend_on_the_start():
+    X, _ = moons(200, random_state=1)
+    labels = [UMCRLS(2, alpha=2**-7, random_state=s).fit(X).labels_ for s in range(3)]
+    assert all(np.array_equal(labels[0], lab) for lab in labels[1:])
+
+
+def test_precomputed_kernel_equals_rbf():
+    X, _ = blobs(90, centers=3, random_state=2)
+    gamma = 0.05
+    a = UMCRLS(3, alpha=0.01, gamma=gamma, random_state=0).fit(X)
+    b = UMCRLS(3, alpha=0.01, kernel="precomputed", random_state=0).fit(rbf_kernel(X, gamma=gamma))
+    assert np.array_equal(a.labels_, b.labels_)
+    assert a.objective_ == pytest.approx(b.objective_)
+
+
+def test_low_rank_path_memory_and_accuracy():
+    X, y = blobs(8000, centers=4, cluster_std=0.6, random_state=0)
+    tracemalloc.start()
+    model = UMCRLS(4, alpha=2**-7, n_components=40, random_state=0).fit(X)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert peak < 0.1 * 8 * X.shape[0] ** 2  # far below one n x n matrix (512 MB)
+    assert adjusted_rand_score(y, model.labels_) > 0.9
+    assert np.bincount(model.labels_).min() > 0
+
+
+def test_batched_claims_keep_the_result():
+    X, y = blobs(1500, centers=3, cluster_std=1.5, random_state=1)
+    Phi, _ = nystroem_factor(X, 60, gamma=0.02, random_state=0)
+    L = low_rank_hat_factor(Phi, 2**-7)
+    one = run_search(None, 2**-7, 3, L=L, random_state=0)
+    batched = run_search(None, 2**-7, 3, L=L.copy(), random_state=0, max_batches=8)
+    a1 = adjusted_rand_score(y, one["labels"])
+    a2 = adjusted_rand_score(y, batched["labels"])
+    assert a1 > 0.9 and abs(a1 - a2) < 0.02
+    assert batched["objective"] == pytest.approx(one["objective"], rel=0.02)
+
+
+# --- bad input -------------------------------------------------------------------------
+
+
+def test_fewer_samples_than_clusters():
+    with pytest.raises(ValueError, match="too few for n_clusters"):
+        UMCRLS(n_clusters=5).fit(np.random.RandomState(0).randn(3, 2))
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf])
+def test_non_finite_input(bad):
+    X = np.random.RandomState(0).randn(10, 2)
+    X[3, 1] = bad
+    with pytest.raises(ValueError, match="NaN|infinity"):
+        UMCRLS().fit(X)
+
+
+def test_bad_precomputed_kernels():
+    with pytest.raises(ValueError, match="square"):
+        UMCRLS(kernel="precomputed").fit(np.ones((4, 3)))
+    K = rbf_kernel(np.random.RandomState(0).randn(6, 2))
+    K[0, 1] += 0.5
+    with pytest.raises(ValueError, match="symmetric"):
+        UMCRLS(kernel="precomputed").fit(K)
+
+
+def test_bad_parameters():
+    X = np.random.RandomState(0).randn(10, 2)
+    with pytest.raises(ValueError, match="search"):
+        UMCRLS(search="greedy").fit(X)
+    with pytest.raises(ValueError, match="alpha"):
+        UMCRLS(alpha=0.0).fit(X)
+
+
+# --- the Table I reproduction module ---------------------------------------------------
+
+
+def test_table1_data_and_registry():
+    from mmcedu.experiments import umc_rls as exp
+
+    assert set(exp.TABLES) == {"umc_rls_table1", "umc_rls_selection"}
+    X, y, k = exp.load("USPS 5-8")
+    assert X.shape == (500, 64) and k == 4 and np.array_equal(np.bincount(y)[5:], [125] * 4)
+    X, y, k = exp.load("Iris")
+    assert X.shape == (150, 4) and k == 3
+    with pytest.raises(ValueError, match="Unknown data set"):
+        exp.load("COIL")
