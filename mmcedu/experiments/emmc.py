@@ -28,6 +28,7 @@ from .. import datasets
 from ..emmc import EMMC, ELMRidge, hidden_layer
 from ..metrics import clustering_accuracy, clustering_error
 from ..report import Table
+from . import cached
 
 __all__ = [
     "PAIRS",
@@ -87,6 +88,7 @@ def _timed_fit(model, X):
     return model, time.perf_counter() - t0
 
 
+@cached("emmc_table1")
 def table1(full=False, progress=None):
     """Table 1: mean clustering error (%) and time over the 45 digit-pair tasks.
 
@@ -199,6 +201,7 @@ def _single_vs_multi(X, y, Ls, paper, seeds, C, progress, stand_in):
     return rows, headers
 
 
+@cached("emmc_table2")
 def table2(full=False, progress=None):
     """Table 2 shape: accuracy (%) vs L, one vs 4 outputs, digits 1-4 (for LetterABCD)."""
     X, y = datasets.digits(classes=(1, 2, 3, 4), scale=True)
@@ -211,6 +214,7 @@ def table2(full=False, progress=None):
                  title="Table 2: accuracy (%) vs L, 4 clusters (single vs multi output)")
 
 
+@cached("emmc_table3")
 def table3(full=False, progress=None):
     """Table 3 shape: accuracy (%) vs L, one vs 10 outputs, all ten digits (for USPS)."""
     X, y = datasets.digits(scale=True)

@@ -30,6 +30,7 @@ from ..kernels import gamma_from_sigma, pairwise_distance_range, rbf_kernel
 from ..metrics import adjusted_rand_score
 from ..report import Table
 from ..umc_rls import run_search
+from . import cached
 
 __all__ = ["table1", "label_free_selection", "TABLES", "PAPER_TABLE1", "load"]
 
@@ -181,6 +182,7 @@ def _n_grid(full):
     return len(p["fractions"]) * len(p["log2_lambdas"])
 
 
+@cached("umc_rls_table1")
 def table1(full=False, progress=None):
     """Table I rows (Iris, Moons, USPS 1-4 / 5-8 stand-ins): paper vs mmcedu, mean ARI."""
     names = list(PAPER_TABLE1)
@@ -213,6 +215,7 @@ def table1(full=False, progress=None):
     )
 
 
+@cached("umc_rls_selection")
 def label_free_selection(full=False, progress=None):
     """UMC-RLS: ARI reached when the grid point is chosen without labels.
 
