@@ -1,0 +1,301 @@
+"""SDP maximum margin clustering: exact dual, relaxation vs brute force, KKT, rounding, bad input."""
+
+import warnings
+
+import cvxpy as cp
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from mmcedu import SDPMMC, datasets
+from mmcedu._validation import SolverError, SolverWarning
+from mmcedu.balance import balanced_labelings, is_balanced, max_imbalance
+from mmcedu.kernels import center_kernel, rbf_kernel
+from mmcedu.metrics import clustering_error
+from mmcedu.sdp_mmc import (
+    brute_force_mmc,
+    eigenvector_rounding,
+    kkt_residuals,
+    randomized_rounding,
+    solve_sdp_mmc,
+    svm_dual_objective,
+)
+
+ACCURATE = {"solver": "CLARABEL"}  # interior point: tight duals on tiny problems
+
+
+def _kernel(n=10, distance=6.0, gamma=0.5, seed=0, weights=(0.5, 0.5)):
+    X, y = datasets.two_gaussians(n, distance=distance, weights=weights, random_state=seed)
+    return center_kernel(rbf_kernel(X, gamma=gamma)), X, y
+
+
+def _qp_oracle(K, y, C):
+    """omega(y) by cvxpy (Clarabel): an independent solver of the same box QP."""
+    n = len(y)
+    G = K * np.outer(y, y)
+    a = cp.Variable(n)
+    cons = [a >= 0] + ([a <= C] if C is not None else [])
+    prob = cp.Problem(cp.Maximize(2 * cp.sum(a) - cp.quad_form(a, cp.psd_wrap(G))), cons)
+    prob.solve(solver="CLARABEL")
+    return prob.value
+
+
+# ---------------------------------------------------------------- the exact SVM dual
+@settings(max_examples=40, deadline=None)
+@given(
+    seed=st.integers(0, 10_000),
+    n=st.integers(3, 12),
+    C=st.sampled_from([0.1, 1.0, 10.0, None]),
+    gamma=st.floats(0.05, 2.0),
+    linear=st.booleans(),
+)
+def test_svm_dual_objective_matches_independent_qp_solver(seed, n, C, gamma, linear):
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, 2))
+    # a linear kernel makes G singular (rank <= 2): the hard case for the active-set solver
+    K = center_kernel(X @ X.T if linear else rbf_kernel(X, gamma=gamma))
+    y = rng.choice([-1, 1], n)
+    y[0], y[1] = 1, -1
+    omega, alpha = svm_dual_objective(K, y, C, return_alpha=True)
+    oracle = _qp_oracle(K, y, C)
+    if np.isinf(omega):  # hard margin without a separator through the origin
+        assert C is None and (np.isinf(oracle) or oracle > 1e8)
+        return
+    assert np.all(alpha >= 0) and (C is None or np.all(alpha <= C + 1e-12))
+    assert omega == pytest.approx(oracle, rel=1e-6, abs=1e-6)
+    # the returned alpha attains the returned value
+    G = K * np.outer(y, y)
+    assert 2 * alpha.sum() - alpha @ G @ alpha == pytest.approx(omega, rel=1e-9, abs=1e-9)
+
+
+def test_svm_dual_objective_symmetry_and_scaling():
+    K, _, y = _kernel(8, seed=3)
+    ypm = np.where(y == 0, 1, -1)
+    w = svm_dual_objective(K, ypm, 1.0)
+    assert svm_dual_objective(K, -ypm, 1.0) == pytest.approx(w, rel=1e-10)
+    # omega_{sK, C}(y) = omega_{K, sC}(y) / s  (substitute alpha = beta / s)
+    s = 3.0
+    assert svm_dual_objective(s * K, ypm, 1.0) == pytest.approx(
+        svm_dual_objective(K, ypm, s * 1.0) / s, rel=1e-7
+    )
+    # soft margin is the hard margin with a box: omega_C <= omega_hard, and <= 2 C n
+    assert w <= svm_dual_objective(K, ypm, None) + 1e-9
+    assert w <= 2 * 1.0 * len(ypm) + 1e-9
+
+
+def test_svm_dual_objective_refuses_zero_one_labels():
+    K, _, y = _kernel(6)
+    with pytest.raises(ValueError, match="2 \\* y - 1"):
+        svm_dual_objective(K, y, 1.0)
+    assert svm_dual_objective(K, 2 * y - 1, 1.0) > 0
+
+
+def test_hard_margin_single_cluster_is_unbounded():
+    K, _, _ = _kernel(6)
+    assert np.isinf(svm_dual_objective(K, np.ones(6), None))  # K e = 0 after centring
+
+
+def test_brute_force_is_the_minimum_over_balanced_labelings():
+    K, _, _ = _kernel(8, seed=5)
+    y_bf, w_bf = brute_force_mmc(K, 1.0, 0.25)
+    l = max_imbalance(8, 0.25)
+    assert is_balanced(y_bf, l)
+    values = [svm_dual_objective(K, y, 1.0) for y in balanced_labelings(8, l)]
+    assert w_bf == pytest.approx(min(values), rel=1e-12)
+
+
+# ---------------------------------------------------------------- the relaxation
+@pytest.mark.parametrize("C", [1.0, None])
+@pytest.mark.parametrize("seed,distance,n", [(0, 2.0, 8), (1, 4.0, 10), (2, 6.0, 12), (3, 1.0, 9)])
+def test_sdp_is_a_lower_bound_on_brute_force(seed, distance, n, C):
+    K, _, _ = _kernel(n, distance=distance, seed=seed)
+    sol = solve_sdp_mmc(K, C, 0.2, **ACCURATE)
+    _, w_bf = brute_force_mmc(K, C, 0.2)
+    assert sol.delta <= w_bf + 1e-6 * max(1.0, w_bf)
+    # the rounded labeling is feasible for MMC, so its omega is an upper bound
+    y = eigenvector_rounding(sol.M, sol.l)
+    assert is_balanced(y, sol.l)
+    assert svm_dual_objective(K, y, C) >= w_bf - 1e-9
+
+
+def test_sdp_with_default_scs_is_a_lower_bound():
+    K, _, _ = _kernel(10, distance=3.0, seed=4)
+    sol = solve_sdp_mmc(K, 1.0, 0.2)
+    assert sol.stats["solver"] == "SCS" and sol.stats["status"] == "optimal"
+    _, w_bf = brute_force_mmc(K, 1.0, 0.2)
+    assert sol.delta <= w_bf * (1 + 1e-3)
+
+
+@pytest.mark.parametrize("C", [1.0, None])
+def test_sdp_at_a_rank_one_M_is_exactly_omega(C):
+    """Fixing M = y y^T reduces the SDP to the SVM dual: the Schur-complement step."""
+    K, _, y = _kernel(8, seed=6)
+    for ypm in (np.where(y == 0, 1, -1), np.array([1, -1] * 4)):
+        sol = solve_sdp_mmc(
+            K, C, 0.25, fix_M=np.outer(ypm, ypm), solver="SCS",
+            solver_options={"eps": 1e-9, "max_iters": 200_000},
+        )
+        assert sol.delta == pytest.approx(svm_dual_objective(K, ypm, C), rel=1e-6)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_well_separated_labels_equal_brute_force_and_bound_is_tight(seed):
+    model = SDPMMC(gamma=0.1, balance=0.2, **ACCURATE).fit(
+        datasets.two_gaussians(10, distance=10.0, random_state=seed)[0]
+    )
+    K = model.kernel_matrix_
+    y_bf, w_bf = brute_force_mmc(K, 1.0, 0.2)
+    y_sdp = np.where(model.labels_ == 0, 1, -1)
+    assert np.array_equal(y_sdp, y_bf) or np.array_equal(y_sdp, -y_bf)
+    # tight: the SDP value is attained by the rank-one M = y y^T of the brute-force optimum
+    assert model.objective_ == pytest.approx(w_bf, rel=1e-5)
+    assert model.labeling_objective_ == pytest.approx(w_bf, rel=1e-9)
+    # and the dual's alpha is the SVM solution of that labeling
+    _, alpha = svm_dual_objective(K, y_bf, 1.0, return_alpha=True)
+    np.testing.assert_allclose(model.alpha_, alpha, atol=1e-4)
+
+
+@pytest.mark.parametrize("C", [1.0, None])
+def test_kkt_residuals_vanish_at_the_solution(C):
+    K, _, _ = _kernel(9, distance=3.0, seed=7)
+    sol = solve_sdp_mmc(K, C, 0.2, **ACCURATE)
+    res = kkt_residuals(K, sol)
+    assert set(res) >= {"gap", "stationarity_M", "compl_block", "compl_M", "compl_balance"}
+    for name, value in res.items():  # products of primal and dual: interior-point accuracy
+        assert value < (1e-4 if name.startswith("compl") else 1e-6), (name, value)
+    # the residuals are not trivially zero: a perturbed primal breaks complementarity
+    sol.M = np.eye(9)
+    assert kkt_residuals(K, sol)["compl_block"] > 1e-3
+
+
+def test_balance_constraint_holds_on_unbalanced_data():
+    X, _ = datasets.two_gaussians(30, distance=6.0, weights=(0.8, 0.2), random_state=0)
+    model = SDPMMC(gamma=0.5, balance=0.1).fit(X)
+    l = max_imbalance(30, 0.1)
+    y = np.where(model.labels_ == 0, 1, -1)
+    assert abs(y.sum()) <= l
+    assert np.all(np.abs(model.M_.sum(axis=1)) <= l + 1e-3)
+    np.testing.assert_allclose(np.diag(model.M_), 1.0, atol=1e-3)
+    assert np.linalg.eigvalsh(model.M_)[0] > -1e-3
+
+
+# ---------------------------------------------------------------- rounding
+def test_eigenvector_rounding_recovers_a_rank_one_M():
+    y = np.array([1, -1, -1, 1, 1, -1])
+    assert np.array_equal(eigenvector_rounding(np.outer(y, y), 0), y)
+
+
+def test_randomized_rounding_never_worse_than_eigenvector_and_seeded():
+    K, _, _ = _kernel(12, distance=2.0, seed=8)
+    sol = solve_sdp_mmc(K, 1.0, 0.2, **ACCURATE)
+    y_r, w_r = randomized_rounding(sol.M, K, 1.0, sol.l, n_rounds=30, random_state=0)
+    y_e = eigenvector_rounding(sol.M, sol.l)
+    assert is_balanced(y_r, sol.l)
+    assert w_r == pytest.approx(svm_dual_objective(K, y_r, 1.0))
+    assert w_r <= svm_dual_objective(K, y_e, 1.0) + 1e-12
+    assert w_r >= sol.delta - 1e-6
+    y_r2, _ = randomized_rounding(sol.M, K, 1.0, sol.l, n_rounds=30, random_state=0)
+    assert np.array_equal(y_r, y_r2)
+
+
+def test_randomized_estimator_objective_not_above_eigenvector():
+    X, _ = datasets.two_gaussians(20, distance=2.5, random_state=3)
+    a = SDPMMC(gamma=0.5, rounding="eigenvector").fit(X)
+    b = SDPMMC(gamma=0.5, rounding="randomized", n_rounds=20, random_state=0).fit(X)
+    assert b.labeling_objective_ <= a.labeling_objective_ + 1e-9
+    assert b.objective_ <= b.labeling_objective_ + 1e-3 * b.labeling_objective_
+
+
+# ---------------------------------------------------------------- estimator behaviour
+def test_fit_on_two_gaussians_and_centred_kernel():
+    X, y = datasets.two_gaussians(30, distance=6.0, random_state=1)
+    model = SDPMMC(gamma=0.1).fit(X)
+    assert clustering_error(y, model.labels_) == 0.0
+    np.testing.assert_allclose(model.kernel_matrix_.sum(axis=0), 0.0, atol=1e-10)
+    assert model.labels_[0] == 0 and set(model.labels_) == {0, 1}
+    assert model.solver_stats_["solver"] == "SCS"
+
+
+def test_hard_margin_estimator_bounds_its_labeling():
+    X, _ = datasets.two_gaussians(10, distance=4.0, random_state=4)
+    model = SDPMMC(C=None, gamma=0.1, balance=0.2, **ACCURATE).fit(X)
+    y = np.where(model.labels_ == 0, 1, -1)
+    assert model.labeling_objective_ == pytest.approx(
+        svm_dual_objective(model.kernel_matrix_, y, None), rel=1e-9
+    )
+    _, w_bf = brute_force_mmc(model.kernel_matrix_, None, 0.2)
+    assert model.objective_ <= w_bf * (1 + 1e-6) <= model.labeling_objective_ * (1 + 1e-6)
+
+
+def test_precomputed_and_linear_kernels():
+    X, y = datasets.two_gaussians(16, distance=8.0, random_state=2)
+    K = rbf_kernel(X, gamma=0.1)
+    a = SDPMMC(kernel="precomputed", **ACCURATE).fit(K)
+    b = SDPMMC(gamma=0.1, **ACCURATE).fit(X)
+    assert np.array_equal(a.labels_, b.labels_)
+    c = SDPMMC(kernel="linear", **ACCURATE).fit(X)
+    assert clustering_error(y, c.labels_) == 0.0
+
+
+# ---------------------------------------------------------------- bad input and solver failures
+def test_bad_input_errors():
+    X = np.random.default_rng(0).standard_normal((6, 2))
+    with pytest.raises(ValueError, match="n_samples=1"):
+        SDPMMC().fit(X[:1])
+    Xn = X.copy()
+    Xn[0, 0] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        SDPMMC().fit(Xn)
+    Xi = X.copy()
+    Xi[1, 1] = np.inf
+    with pytest.raises(ValueError, match="infinity"):
+        SDPMMC().fit(Xi)
+    with pytest.raises(ValueError, match="n_clusters"):
+        SDPMMC().set_params(n_clusters=3)
+    with pytest.raises(ValueError, match="balance"):
+        SDPMMC(balance=1.5).fit(X)
+    with pytest.raises(ValueError, match="odd number of samples"):
+        SDPMMC(balance=0.0).fit(X[:5])
+
+
+def test_non_psd_precomputed_kernel_says_how_far():
+    K = np.array([[1.0, 2.0, 0.0], [2.0, 1.0, 0.0], [0.0, 0.0, 1.0]])  # eigenvalues -1, 1, 3
+    with pytest.raises(ValueError, match=r"smallest eigenvalue is -1"):
+        SDPMMC(kernel="precomputed").fit(K)
+    with pytest.raises(ValueError, match="symmetric"):
+        SDPMMC(kernel="precomputed").fit(np.triu(K + 1))
+
+
+def test_solver_failure_and_inaccuracy_are_reported():
+    K, _, _ = _kernel(8)
+    with pytest.raises(SolverError, match="OSQP"):
+        solve_sdp_mmc(K, 1.0, 0.25, solver="OSQP")
+    X = datasets.two_gaussians(8, random_state=0)[0]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # cvxpy's own generic warning
+        warnings.simplefilter("always", SolverWarning)
+        with pytest.warns(SolverWarning, match="SCS"):
+            SDPMMC(solver_options={"max_iters": 5}).fit(X)
+
+
+# ---------------------------------------------------------------- measurement and experiments
+def test_measure_sdp_mmc_reports_time_and_memory():
+    from mmcedu.sdp_mmc import measure_sdp_mmc
+
+    rows = measure_sdp_mmc([8, 12], memory="tracemalloc")
+    assert [r["n"] for r in rows] == [8, 12]
+    assert all(r["status"] == "optimal" and r["seconds"] > 0 and r["peak_mb"] > 0 for r in rows)
+    with pytest.raises(ValueError, match="memory"):
+        measure_sdp_mmc([8], memory="psutil")
+
+
+def test_table1_is_registered_with_the_paper_column():
+    from mmcedu.experiments import all_tables
+    from mmcedu.experiments.sdp_mmc import PAPER_MMC
+
+    assert "sdp_mmc_table1" in all_tables()
+    # the data sets the issue names: two Gaussians, two circles and four digit pairs
+    assert set(PAPER_MMC) == {"Two Gaussian", "Two Circles"} | {
+        f"Digits {p}" for p in ("3-8", "1-7", "2-7", "8-9")
+    }
