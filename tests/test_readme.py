@@ -27,3 +27,20 @@ def test_ci_runs_the_readme_test_command_verbatim():
     commands = [l for l in ci if l.strip() and not l.startswith("#") and not l.startswith(("set ", "cd "))]
     assert commands == [_readme_commands()[1]]
     assert (ROOT / ".ci/run").stat().st_mode & 0o111, ".ci/run must be executable"
+
+
+def _python_examples(text):
+    return re.findall(r"```python\n(.*?)\n```", text, flags=re.S)
+
+
+def test_usage_examples_run_and_cluster_the_moons():
+    from mmcedu.metrics import adjusted_rand_score
+
+    examples = _python_examples((ROOT / "README.md").read_text()) + _python_examples(
+        (ROOT / "book/intro.md").read_text()
+    )
+    assert len(examples) == 2
+    for code in examples:
+        namespace = {}
+        exec(compile(code, "<example>", "exec"), namespace)
+        assert adjusted_rand_score(namespace["y"], namespace["labels"]) > 0.95
