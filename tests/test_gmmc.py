@@ -1,0 +1,244 @@
+"""Tests of mmcedu.gmmc: the reduced matrices, both solvers, the certificate, the errata."""
+
+import itertools
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from mmcedu import GMMC, datasets, kernels, metrics
+from mmcedu.gmmc import (
+    bias_from_z,
+    certify,
+    gmmc_matrix,
+    labels_from_primal,
+    laplacian_matrix,
+    learn_kernel_weights,
+    primal_matrix,
+    resolve_Ce,
+    solve_dual_cvxpy,
+    solve_lowrank,
+    theorem1_vector,
+)
+
+
+def _circles(n=30, gamma=20.0, seed=0):
+    X, y = datasets.two_circles(n, random_state=seed)
+    return X, y, kernels.rbf_kernel(X, gamma=gamma)
+
+
+def _cvxpy(M):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return solve_dual_cvxpy(M)
+
+
+@pytest.mark.parametrize("laplacian", ["normalized", "unnormalized"])
+def test_lowrank_agrees_with_cvxpy_and_certifies(laplacian):
+    _, _, K = _circles(30)
+    M, _ = gmmc_matrix(K, laplacian=laplacian, variant="repaired")
+    gamma, W, _ = _cvxpy(M)
+    opt = float(gamma.sum())
+    V, info = solve_lowrank(M, random_state=0)
+    assert abs(info["primal"] - opt) <= 1e-4 * opt
+    # the certificate brackets the high-accuracy optimum
+    assert info["lower"] <= opt * (1 + 1e-6) and info["primal"] >= opt * (1 - 1e-6)
+    assert info["gap"] >= 0 and info["gap"] <= 1e-3 * opt
+    g = info["gamma"]
+    assert np.all(g >= 0)
+    assert np.linalg.eigvalsh(M - np.diag(g))[0] >= -1e-9
+    assert np.all(np.sum(V * V, axis=1) >= 1 - 1e-12)
+    # both solvers give the same labels (leading eigenvector of the primal matrix)
+    la, _ = labels_from_primal(V=V)
+    lb, _ = labels_from_primal(W=W)
+    assert metrics.clustering_error(la, lb) == 0.0
+
+
+def test_schur_complement_eliminates_the_bias_printed():
+    _, _, K = _circles(20, gamma=5.0)
+    A = primal_matrix(K, Ce=0.3)
+    M, b = gmmc_matrix(K, variant="printed", Ce=0.3)
+    rng = np.random.default_rng(1)
+    for _ in range(5):
+        z = rng.standard_normal(20)
+        lam = bias_from_z(z, b)
+        w = np.r_[z, lam]
+        assert np.isclose(w @ A @ w, z @ M @ z)
+        # lambda is the minimiser: perturbing it can only increase w^T A w
+        for dl in (-1e-2, 1e-2):
+            w2 = np.r_[z, lam + dl]
+            assert w2 @ A @ w2 >= w @ A @ w
+
+
+def test_repaired_meets_the_range_condition_of_the_pseudo_inverse_kernel():
+    _, _, K = _circles(20, gamma=5.0)
+    L, u = laplacian_matrix(K, "normalized")
+    M, b = gmmc_matrix(K, variant="repaired", Ce=0.0)
+    d = kernels.degree(K)
+    assert np.allclose(L @ np.sqrt(d), 0, atol=1e-12)
+    z = np.random.default_rng(0).standard_normal(20)
+    x = z + bias_from_z(z, b)
+    assert abs(u @ x) < 1e-12
+    # z^T M z = x^T L x = x^T (L^+)^+ x: the SVM objective with kernel L^+ on its range
+    assert np.isclose(z @ M @ z, x @ L @ x)
+    assert np.isclose(x @ L @ x, x @ np.linalg.pinv(np.linalg.pinv(L)) @ x)
+
+
+def test_printed_normalized_is_degenerate_and_thresholds_the_degree():
+    _, _, K = _circles(24, gamma=5.0)
+    M, _ = gmmc_matrix(K, variant="printed")
+    d = kernels.degree(K)
+    z0 = np.sqrt(d) - np.sqrt(d).mean()  # e^T z0 = 0 and z0 + lambda e = D^1/2 e
+    assert abs(z0 @ M @ z0) < 1e-10 * (z0 @ z0)
+    gamma, _, _ = _cvxpy(M)
+    assert gamma.sum() < 1e-5  # optimum lambda (our gamma) = 0
+    V, info = solve_lowrank(M, random_state=0, max_iter=500)
+    assert info["primal"] < 1e-3 and info["gap"] >= 0
+    labels, _ = labels_from_primal(V=V)
+    assert metrics.clustering_error(labels, (z0 > 0).astype(int)) == 0.0
+
+
+def test_relaxation_is_below_brute_force_over_sign_vectors():
+    X, _ = datasets.two_gaussians(10, random_state=3)
+    K = kernels.rbf_kernel(X, gamma=0.5)
+    for laplacian in ("normalized", "unnormalized"):
+        M, _ = gmmc_matrix(K, laplacian=laplacian, variant="repaired")
+        best = min(
+            np.array(s) @ M @ np.array(s) for s in itertools.product((-1.0, 1.0), repeat=10)
+        )
+        gamma, _, _ = _cvxpy(M)
+        _, info = solve_lowrank(M, random_state=0)
+        assert gamma.sum() <= best + 1e-6
+        assert info["lower"] <= best + 1e-6
+
+
+def test_theorem1_unnormalized_is_the_ratio_cut_relaxation():
+    _, _, K = _circles(40, gamma=10.0)
+    Lu = np.diag(kernels.degree(K)) - K
+    M, _ = gmmc_matrix(K, laplacian="unnormalized", Ce=1e3)
+    g0, z = theorem1_vector(M)
+    vals, vecs = np.linalg.eigh(Lu)
+    assert np.isclose(g0, vals[1], rtol=1e-8)
+    assert abs(abs(z @ vecs[:, 1]) - 1) < 1e-8
+
+
+def test_theorem1_printed_normalized_is_trivial():
+    _, _, K = _circles(40, gamma=10.0)
+    M, _ = gmmc_matrix(K, laplacian="normalized", variant="printed", Ce=1e3)
+    g0, z = theorem1_vector(M)
+    d = kernels.degree(K)
+    z0 = np.sqrt(d) - np.sqrt(d).mean()
+    assert abs(g0) < 1e-10
+    assert abs(abs(z @ z0) / np.linalg.norm(z0) - 1) < 1e-6
+
+
+def test_estimator_clusters_two_circles_with_certificate():
+    X, y, _ = _circles(120, gamma=20.0)
+    model = GMMC(gamma=20.0, random_state=0).fit(X)
+    assert metrics.clustering_error(y, model.labels_) == 0.0
+    assert model.duality_gap_ >= 0
+    assert model.duality_gap_ <= 1e-3 * model.objective_
+    Kpre = kernels.rbf_kernel(X, gamma=20.0)
+    pre = GMMC(kernel="precomputed", random_state=0).fit(Kpre)
+    assert np.array_equal(pre.labels_, model.labels_)
+
+
+def test_estimator_cvxpy_solver_matches_lowrank():
+    X, _, _ = _circles(30, gamma=20.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        a = GMMC(gamma=20.0, solver="cvxpy").fit(X)
+    b = GMMC(gamma=20.0, solver="lowrank", random_state=0).fit(X)
+    assert abs(a.objective_ - b.objective_) <= 1e-4 * a.objective_
+    assert a.duality_gap_ >= 0 and b.duality_gap_ >= 0
+    assert metrics.clustering_error(a.labels_, b.labels_) == 0.0
+
+
+def test_balance_penalty_saturates():
+    _, _, K = _circles(40, gamma=20.0)
+    L, _ = laplacian_matrix(K)
+    values = []
+    for Ce in (1.0, 10.0, resolve_Ce("auto", L)):
+        M, _ = gmmc_matrix(K, Ce=Ce)
+        values.append(solve_lowrank(M, random_state=0, gap_tol=1e-6)[1]["primal"])
+    # the penalty saturates: Ce >= 1 changes the objective by < 2e-4 relative, and the
+    # well-conditioned default (Ce n = 10 x mean eigenvalue) stays within 2e-3
+    assert abs(values[0] - values[1]) <= 2e-4 * values[1]
+    assert abs(values[2] - values[1]) <= 2e-3 * values[1]
+    assert values[2] <= values[0] <= values[1] * (1 + 1e-6)  # weaker penalty, lower minimum
+
+
+def test_kernel_learning_printed_prefers_the_widest_kernel():
+    X, _ = datasets.two_circles(24, random_state=0)
+    Ks = [kernels.rbf_kernel(X, gamma=g) for g in (50.0, 10.0, 1.0)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        beta, _ = learn_kernel_weights(Ks, method="printed")
+    assert np.isclose(beta.sum(), 1.0) and beta[-1] == beta.max() and beta[-1] > 0.5
+    b2, info = learn_kernel_weights(Ks, method="contrast")
+    assert b2.sum() == 1.0 and b2.max() == 1.0
+    assert int(np.argmax(b2)) == int(np.argmin(info["scores"]))
+
+
+@settings(max_examples=8, deadline=None)
+@given(seed=st.integers(0, 10_000), n=st.integers(6, 25), log_gamma=st.floats(-1.0, 1.5))
+def test_certificate_is_always_valid(seed, n, log_gamma):
+    X = np.random.default_rng(seed).standard_normal((n, 2))
+    K = kernels.rbf_kernel(X, gamma=10.0**log_gamma)
+    M, _ = gmmc_matrix(K)
+    V, _ = solve_lowrank(M, random_state=seed, max_iter=200)
+    primal, lower, g = certify(M, V)
+    assert lower <= primal + 1e-9 * max(1.0, primal)
+    assert np.all(g >= 0)
+    assert np.linalg.eigvalsh(M - np.diag(g))[0] >= -1e-9 * max(1.0, np.abs(M).max())
+
+
+# ---------------------------------------------------------------------------------------
+# bad input
+# ---------------------------------------------------------------------------------------
+def test_bad_input():
+    X, _, K = _circles(20)
+    with pytest.raises(ValueError, match="at least 2"):
+        GMMC().fit(X[:1])
+    bad = X.copy()
+    bad[0, 0] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        GMMC().fit(bad)
+    bad[0, 0] = np.inf
+    with pytest.raises(ValueError, match="infinity|inf"):
+        GMMC().fit(bad)
+    notpsd = np.array([[1.0, 2.0, 0.0], [2.0, 1.0, 0.0], [0.0, 0.0, 1.0]])
+    with pytest.raises(ValueError, match="positive semidefinite"):
+        GMMC(kernel="precomputed").fit(notpsd)
+    isolated = np.eye(4)
+    isolated[:3, :3] = 1.0
+    isolated[3, 3] = 0.0  # sample 3: zero degree (still PSD)
+    with pytest.raises(ValueError, match="zero degree"):
+        GMMC(kernel="precomputed").fit(isolated)
+    with pytest.raises(ValueError, match="nonnegative"):
+        gmmc_matrix(np.array([[1.0, -0.1], [-0.1, 1.0]]))
+    with pytest.raises(ValueError, match="laplacian"):
+        laplacian_matrix(K, "random-walk")
+    with pytest.raises(ValueError, match="Ce"):
+        resolve_Ce("large", np.eye(3))
+    with pytest.raises(ValueError, match="method"):
+        learn_kernel_weights([K], method="max")
+    with pytest.raises(ValueError):  # sklearn's parameter validation
+        GMMC(variant="fixed").fit(X)
+    with pytest.raises(ValueError):
+        GMMC(C=-1.0).fit(X)
+    with pytest.raises(ValueError, match="n_clusters"):  # two clusters only: no such parameter
+        GMMC().set_params(n_clusters=3)
+
+
+def test_soft_margin_caps_the_multipliers():
+    X, _, _ = _circles(40, gamma=20.0)
+    hard = GMMC(gamma=20.0, random_state=0).fit(X)
+    C = 0.5 * float(hard.gamma_.max())
+    soft = GMMC(gamma=20.0, C=C, random_state=0).fit(X)
+    assert np.all(soft.gamma_ <= C + 1e-12) and np.all(soft.gamma_ >= 0)
+    assert soft.duality_gap_ >= 0
+    # the capped dual is still a valid lower bound on the (hard) relaxation value
+    assert soft.objective_ - soft.duality_gap_ <= hard.objective_ + 1e-9
