@@ -77,3 +77,13 @@ def test_source_hash_covers_the_package():
 
     h = experiments.source_hash()
     assert len(h) == 16 and int(h, 16) >= 0
+
+
+def test_summary_rows_pair_paper_and_mmcedu_columns():
+    from mmcedu.experiments.summary import summary_rows
+
+    t1 = Table([["Iris", "UMC", 0.96, 0.95, "raw"], ["Moons", "UMC", "--", 1.0, "ours only"]],
+               ["data set", "method", "paper", "mmcedu", "note"])
+    t2 = Table([[3, 0.5]], ["n", "mmcedu"])  # no paper column: left out
+    rows = summary_rows({"a": t1, "b": t2})
+    assert rows == [["a", "Iris, method = UMC", 0.96, 0.95, "raw"]]

@@ -38,7 +38,7 @@ from . import cached
 
 __all__ = ["TASKS", "METHODS", "load_task", "run_comparison", "comparison_table", "scaling", "TABLES"]
 
-N_QUICK, N_FULL = 80, 200
+N_QUICK, N_FULL = 60, 200
 FRACTIONS_QUICK = (0.05, 0.15, 0.4)
 FRACTIONS_FULL = (0.02, 0.05, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.75, 1.0)
 EMMC_C_QUICK, EMMC_C_FULL = (0.1, 1.0), (0.01, 0.03, 0.1, 0.3, 1.0, 3.0)

@@ -16,13 +16,14 @@ _SKIP = {"comparison", "summary"}
 
 
 def _blank(value):
-    return value is None or (isinstance(value, str) and value.strip() in {"", "-", "—", "n/a"})
+    return value is None or (isinstance(value, str) and value.strip() in {"", "-", "--", "—", "n/a"})
 
 
 def summary_rows(tables):
     """Rows ``[table, what, paper, mmcedu, note]`` from ``{name: Table}``.
 
-    ``what`` joins the cells left of the ``paper`` column; rows whose paper cell is empty
+    ``what`` joins the cells left of the ``paper`` column (the first as it is, the others as
+    ``header = value``); rows whose paper cell is empty
     (our additions, with nothing in the paper to compare) are left out.
     """
     rows = []
@@ -35,7 +36,8 @@ def summary_rows(tables):
         for r in table.rows:
             if _blank(r[i_paper]):
                 continue
-            what = ", ".join(str(c) for c in r[:i_paper] if not _blank(c))
+            key = [(h, c) for h, c in zip(headers[:i_paper], r[:i_paper]) if not _blank(c)]
+            what = ", ".join(str(c) if j == 0 else f"{h} = {c}" for j, (h, c) in enumerate(key))
             note = "" if i_note is None else r[i_note]
             title = table.title or name
             rows.append([name, what or title, r[i_paper], r[i_ours], note])
