@@ -529,7 +529,9 @@ def q_list(X, C=1.0, *, solver="libsvm", max_length=100, rtol=1e-3):
         q_{k+1} = q_k + (1 - 1/N - R^2(q_k)) (q_k - q_{k-1}) / (R^2(q_k) - R^2(q_{k-1})).
 
     Because the curve is concave where the list runs, the secant stays above it and the
-    sequence grows about geometrically (ratio near 2), so its length is close to the
+    sequence grows about geometrically: if the gap ``1 - 1/N - R^2`` decays like
+    ``q^-p``, the step ratio ``r`` solves ``r^(p+1) = r + 1`` (the golden ratio for ``p = 1``;
+    in practice the ratios fall from about 3 to 1.5-1.75), so its length is close to the
     slides' estimate ``lg(max ||x_i - x_j||^2) - lg(min ||x_i - x_j||^2)``. The list stops when
     every point is a support vector, when ``R^2`` is within ``rtol`` (relative) of
     ``1 - 1/N``, or after ``max_length`` values. The slides do not spell the step out; this
