@@ -1,0 +1,25 @@
+"""Every benchmark script runs in its quick mode and prints its measured table."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SCRIPTS = sorted((ROOT / "benchmarks").glob("bench_*.py"))
+
+
+def test_every_method_has_a_benchmark():
+    names = {p.stem.removeprefix("bench_") for p in SCRIPTS}
+    assert {"sdp_mmc", "gmmc", "umc_rls", "emmc", "svc", "ensemble"} <= names
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("script", SCRIPTS, ids=lambda p: p.stem)
+def test_benchmark_quick_mode_runs(script):
+    proc = subprocess.run([sys.executable, str(script), "--quick"], capture_output=True, text=True,
+                          timeout=600, cwd=ROOT)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    lines = [l for l in proc.stdout.splitlines() if any(ch.isdigit() for ch in l)]
+    assert len(lines) >= 3, proc.stdout
