@@ -54,6 +54,7 @@ from sklearn.utils.validation import validate_data
 from ._validation import check_n_clusters, solve_cvxpy
 from .kernels import (
     check_kernel_matrix,
+    check_positive_degree,
     degree,
     kernel_matrix,
     normalized_laplacian,
@@ -89,14 +90,7 @@ def _check_affinity(K):
             "GMMC builds a graph Laplacian from the kernel, which needs nonnegative affinities; "
             f"the kernel has a negative entry ({K.min():.3g}). Use the rbf kernel or clip K at 0."
         )
-    d = degree(K)
-    isolated = np.flatnonzero(d <= 0)
-    if isolated.size:
-        raise ValueError(
-            f"{isolated.size} sample(s) have zero degree (isolated points, first index "
-            f"{isolated[0]}): the graph Laplacian of GMMC needs every degree > 0. Use a wider "
-            "kernel (smaller gamma) or remove the isolated samples."
-        )
+    check_positive_degree(K, "the graph Laplacian of GMMC needs every degree > 0")
     return K
 
 

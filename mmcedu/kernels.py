@@ -39,6 +39,7 @@ __all__ = [
     "width_grid",
     "gamma_grid",
     "degree",
+    "check_positive_degree",
     "normalized_laplacian",
     "unnormalized_laplacian",
     "center_kernel",
@@ -213,6 +214,19 @@ def degree(K):
     return np.asarray(K, dtype=float).sum(axis=1)
 
 
+def check_positive_degree(K, why="the graph Laplacian needs every degree > 0"):
+    """Degrees of ``K``, or a clear ``ValueError`` naming the isolated samples (degree <= 0)."""
+    d = degree(K)
+    isolated = np.flatnonzero(d <= 0)
+    if isolated.size:
+        raise ValueError(
+            f"{isolated.size} sample(s) have zero degree (isolated points, first index "
+            f"{isolated[0]}): {why}. Use a wider kernel (smaller gamma) or remove the "
+            "isolated samples."
+        )
+    return d
+
+
 def unnormalized_laplacian(K):
     """Unnormalized graph Laplacian ``D - K`` with ``D = diag(K e)``. Its null vector is e."""
     K = np.asarray(K, dtype=float)
@@ -228,14 +242,7 @@ def normalized_laplacian(K):
         When a sample has zero degree (an isolated point), for which D^-1/2 is undefined.
     """
     K = np.asarray(K, dtype=float)
-    d = degree(K)
-    isolated = np.flatnonzero(d <= 0)
-    if isolated.size:
-        raise ValueError(
-            f"{isolated.size} sample(s) have zero degree (isolated points, first index "
-            f"{isolated[0]}): the normalized Laplacian needs D^-1/2. Use a wider kernel "
-            "(smaller gamma) or remove the isolated samples."
-        )
+    d = check_positive_degree(K, "the normalized Laplacian needs D^-1/2")
     s = 1.0 / np.sqrt(d)
     return np.eye(K.shape[0]) - s[:, None] * K * s[None, :]
 
