@@ -14,26 +14,21 @@ Shared pieces: :mod:`mmcedu.kernels`, :mod:`mmcedu.metrics`, :mod:`mmcedu.datase
 :mod:`mmcedu.balance`.
 """
 
-from importlib import import_module as _import_module
-from importlib.util import find_spec as _find_spec
-
 from . import balance, datasets, kernels, metrics
+from .emmc import EMMC
+from .ensemble import RobustEnsembleClustering
+from .gmmc import GMMC
+from .sdp_mmc import SDPMMC
+from .svc import SupportVectorClustering
+from .umc_rls import UMCRLS
 
 __version__ = "0.1.0"
 
-# (module, estimator) pairs; a module enters the package when its file exists.
-_ESTIMATORS = [
-    ("sdp_mmc", "SDPMMC"),
-    ("gmmc", "GMMC"),
-    ("umc_rls", "UMCRLS"),
-    ("emmc", "EMMC"),
-    ("svc", "SupportVectorClustering"),
-    ("ensemble", "RobustEnsembleClustering"),
+__all__ = [
+    "SDPMMC",
+    "GMMC",
+    "UMCRLS",
+    "EMMC",
+    "SupportVectorClustering",
+    "RobustEnsembleClustering",
 ]
-
-__all__ = []
-for _module, _name in _ESTIMATORS:
-    if _find_spec(f"{__name__}.{_module}") is not None:
-        globals()[_name] = getattr(_import_module(f".{_module}", __name__), _name)
-        __all__.append(_name)
-del _module, _name

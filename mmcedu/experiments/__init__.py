@@ -21,7 +21,6 @@ import hashlib
 import os
 import pickle
 from importlib import import_module as _import_module
-from importlib.util import find_spec as _find_spec
 from pathlib import Path
 
 __all__ = ["all_tables", "cached", "cache_dir", "source_hash"]
@@ -34,8 +33,7 @@ def all_tables():
     """Every registered table: ``{name: function}``, in chapter order."""
     tables = {}
     for name in _MODULES:
-        if _find_spec(f"{__name__}.{name}") is not None:
-            tables.update(_import_module(f".{name}", __name__).TABLES)
+        tables.update(_import_module(f".{name}", __name__).TABLES)
     return tables
 
 
