@@ -173,7 +173,7 @@ def gmmc_matrix(K, *, laplacian="normalized", variant="repaired", Ce="auto"):
 def resolve_Ce(Ce, L):
     """``Ce="auto"`` means ``10 trace(L) / n^2``: the balance direction ``e`` then gets the
     eigenvalue ``Ce n = 10 x`` (the mean eigenvalue of ``L``), stiff enough to act as the
-    exact constraint ``e^T z = 0`` (the relaxed objective moves by ~1e-5 relative) and mild
+    exact constraint ``e^T z = 0`` (the relaxed objective moves by ~1e-4 relative) and mild
     enough for first-order solvers. For the normalized Laplacian this is about ``10 / n``."""
     if isinstance(Ce, str):
         if Ce != "auto":

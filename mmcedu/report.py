@@ -29,19 +29,31 @@ class Table:
     headers : sequence of str
     floatfmt : str, default=".3f"
     title : str, default=None
+    formats : dict, default=None
+        ``{header: format}`` for columns that need another format than ``floatfmt``.
+    pairs : list of (str, str, str), default=None
+        ``(paper column, our column, label)`` triples naming which columns the
+        reproduction summary compares (:mod:`mmcedu.experiments.summary`); ``None`` means
+        ``[("paper", "mmcedu", "")]``.
     """
 
-    def __init__(self, rows, headers, *, floatfmt=".3f", title=None):
+    def __init__(self, rows, headers, *, floatfmt=".3f", title=None, formats=None, pairs=None):
         self.rows = [list(r) for r in rows]
         self.headers = list(headers)
         self.floatfmt = floatfmt
         self.title = title
+        self.formats = dict(formats or {})
+        self.pairs = [("paper", "mmcedu", "")] if pairs is None else [tuple(p) for p in pairs]
+        unknown = set(self.formats) - set(self.headers)
+        if unknown:
+            raise ValueError(f"formats names columns that do not exist: {sorted(unknown)}.")
         for r in self.rows:
             if len(r) != len(self.headers):
                 raise ValueError(f"Row {r} has {len(r)} cells for {len(self.headers)} headers.")
 
     def _cells(self):
-        return [[_fmt(v, self.floatfmt) for v in r] for r in self.rows]
+        fmts = [self.formats.get(h, self.floatfmt) for h in self.headers]
+        return [[_fmt(v, f) for v, f in zip(r, fmts)] for r in self.rows]
 
     def column(self, name):
         """The values of one column, unformatted."""

@@ -283,3 +283,7 @@ def test_table_renders():
     assert "| 2 \\| 3 |" in Table([["2 | 3"]], ["a"])._repr_markdown_()
     with pytest.raises(ValueError, match="cells"):
         Table([[1]], ["a", "b"])
+    t = Table([[1.5, 2e-5]], ["x", "gap"], floatfmt=".2f", formats={"gap": ".1e"})
+    assert "| 1.50 | 2.0e-05 |" in t._repr_markdown_()
+    with pytest.raises(ValueError, match="do not exist"):
+        Table([[1]], ["a"], formats={"b": ".1f"})

@@ -87,3 +87,12 @@ def test_summary_rows_pair_paper_and_mmcedu_columns():
     t2 = Table([[3, 0.5]], ["n", "mmcedu"])  # no paper column: left out
     rows = summary_rows({"a": t1, "b": t2})
     assert rows == [["a", "Iris, method = UMC", 0.96, 0.95, "raw"]]
+
+
+def test_summary_rows_follow_the_declared_column_pairs():
+    from mmcedu.experiments.summary import summary_rows
+
+    t = Table([["Digits", 5.6, 0.5, 35, 2.0, "n"]], ["data set", "paper", "mmcedu", "paper NC", "NC", "note"],
+              pairs=[("paper", "mmcedu", "GMMC"), ("paper NC", "NC", "normalized cut")])
+    assert summary_rows({"g": t}) == [["g", "Digits, GMMC", 5.6, 0.5, "n"],
+                                      ["g", "Digits, normalized cut", 35, 2.0, "n"]]

@@ -22,25 +22,31 @@ def _blank(value):
 def summary_rows(tables):
     """Rows ``[table, what, paper, mmcedu, note]`` from ``{name: Table}``.
 
-    ``what`` joins the cells left of the ``paper`` column (the first as it is, the others as
-    ``header = value``); rows whose paper cell is empty
+    Each table names the columns to compare in ``Table.pairs`` (default: ``paper`` against
+    ``mmcedu``). ``what`` joins the cells left of the first paper column (a first cell that is text as
+    it is, the others as ``header = value``) and the pair's label; rows whose paper cell is empty
     (our additions, with nothing in the paper to compare) are left out.
     """
     rows = []
     for name, table in tables.items():
         headers = table.headers
-        if "paper" not in headers or "mmcedu" not in headers:
+        pairs = [p for p in getattr(table, "pairs", [("paper", "mmcedu", "")])
+                 if p[0] in headers and p[1] in headers]
+        if not pairs:
             continue
-        i_paper, i_ours = headers.index("paper"), headers.index("mmcedu")
+        i_key = min(headers.index(p[0]) for p in pairs)
         i_note = headers.index("note") if "note" in headers else None
         for r in table.rows:
-            if _blank(r[i_paper]):
-                continue
-            key = [(h, c) for h, c in zip(headers[:i_paper], r[:i_paper]) if not _blank(c)]
-            what = ", ".join(str(c) if j == 0 else f"{h} = {c}" for j, (h, c) in enumerate(key))
+            key = [(h, c) for h, c in zip(headers[:i_key], r[:i_key]) if not _blank(c)]
+            what = ", ".join(c if j == 0 and isinstance(c, str) else f"{h} = {c}"
+                             for j, (h, c) in enumerate(key))
             note = "" if i_note is None else r[i_note]
-            title = table.title or name
-            rows.append([name, what or title, r[i_paper], r[i_ours], note])
+            for paper_col, ours_col, label in pairs:
+                paper, ours = r[headers.index(paper_col)], r[headers.index(ours_col)]
+                if _blank(paper):
+                    continue
+                full_what = ", ".join(x for x in (what or table.title or name, label) if x)
+                rows.append([name, full_what, paper, ours, note])
     return rows
 
 
