@@ -96,3 +96,22 @@ def test_summary_rows_follow_the_declared_column_pairs():
               pairs=[("paper", "mmcedu", "GMMC"), ("paper NC", "NC", "normalized cut")])
     assert summary_rows({"g": t}) == [["g", "Digits, GMMC", 5.6, 0.5, "n"],
                                       ["g", "Digits, normalized cut", 35, 2.0, "n"]]
+
+
+def test_best_time_keeps_the_fastest_call_and_respects_the_budget():
+    import time
+
+    from mmcedu.experiments import best_time
+
+    calls = []
+
+    def fn():
+        calls.append(1)
+        time.sleep(0.02 if len(calls) == 1 else 0.0)
+        return len(calls)
+
+    best, last = best_time(fn, 3)
+    assert len(calls) == 3 and last == 3 and best < 0.02
+    calls.clear()
+    best, last = best_time(fn, 3, budget=0.01)  # the first call already spends the budget
+    assert len(calls) == 1 and last == 1 and best >= 0.02

@@ -222,7 +222,8 @@ def scaling(sizes, methods=None, *, max_seconds=20.0, random_state=0):
         times[m] = []
         for n in sizes:
             X, y, k = load_task("moons", n, random_state)
-            p = _grid(kind, X, False)[len(_grid(kind, X, False)) // 2]
+            grid = _grid(kind, X, False)
+            p = grid[len(grid) // 2]
             t0 = time.perf_counter()
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")

@@ -28,7 +28,7 @@ from .. import datasets
 from ..emmc import EMMC, ELMRidge, hidden_layer
 from ..metrics import clustering_accuracy, clustering_error
 from ..report import Table
-from . import cached
+from . import best_time, cached
 
 __all__ = [
     "PAIRS",
@@ -313,15 +313,6 @@ def _sample(n, seed):
     return np.clip(X[idx] + 0.01 * rng.standard_normal((n, X.shape[1])), 0, 1)
 
 
-def _best_time(fn, repeats):
-    best = np.inf
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - t0)
-    return best
-
-
 def timing_study(ns=(250, 500, 1000, 2000), Ls=(50, 100, 200, 400, 800), *, n_fixed=500,
                  L_fixed=200, form_cases=((1000, 100), (1000, 400), (200, 1000), (100, 2000)),
                  repeats=3, seed=0):
@@ -340,20 +331,20 @@ def timing_study(ns=(250, 500, 1000, 2000), Ls=(50, 100, 200, 400, 800), *, n_fi
     for n in ns:
         X = _sample(n, seed)
         model = EMMC(n_hidden=L_fixed, C=0.1, init="random", random_state=seed)
-        t = _best_time(lambda: model.fit(X), repeats)
+        t = best_time(lambda: model.fit(X), repeats)[0]
         out["n"].append((n, t, t / model.n_iter_))
     X = _sample(n_fixed, seed)
     for L in Ls:
         model = EMMC(n_hidden=L, C=0.1, init="random", random_state=seed)
-        t = _best_time(lambda: model.fit(X), repeats)
+        t = best_time(lambda: model.fit(X), repeats)[0]
         out["L"].append((L, t, t / model.n_iter_))
     rng = np.random.RandomState(seed)
     for n, L in form_cases:
         X = _sample(n, seed)
         H = hidden_layer(X, rng.uniform(-1, 1, (X.shape[1], L)), rng.uniform(-1, 1, L))
         T = np.where(rng.rand(n) < 0.5, -1.0, 1.0)
-        tp = _best_time(lambda: ELMRidge(H, 1.0, "primal").solve(T), repeats)
-        td = _best_time(lambda: ELMRidge(H, 1.0, "dual").solve(T), repeats)
+        tp = best_time(lambda: ELMRidge(H, 1.0, "primal").solve(T), repeats)[0]
+        td = best_time(lambda: ELMRidge(H, 1.0, "dual").solve(T), repeats)[0]
         out["forms"].append((n, L, tp, td, td / tp, "primal" if L <= n else "dual"))
     return out
 

@@ -41,7 +41,7 @@ from ..gmmc import (
 from ..kernels import degree, gamma_grid, rbf_kernel
 from ..metrics import clustering_error
 from ..report import Table
-from . import cached
+from . import best_time, cached
 
 __all__ = ["PAPER", "TABLES", "kernel_learning_table", "load", "printed_labels", "scaling", "table1"]
 
@@ -211,22 +211,6 @@ def kernel_learning_table(full=False, progress=None):
 TABLES = {"gmmc_table1": table1, "gmmc_kernel_learning": kernel_learning_table}
 
 
-def _best_of(fit, repeats, budget=2.0):
-    """Best wall time of up to ``repeats`` calls of ``fit()``, repeating only while the calls so
-    far took less than ``budget`` seconds (small, fast fits are the noisy ones)."""
-    import time
-
-    best, spent, result = float("inf"), 0.0, None
-    for _ in range(repeats):
-        t = time.perf_counter()
-        result = fit()
-        dt = time.perf_counter() - t
-        best, spent = min(best, dt), spent + dt
-        if spent > budget:
-            break
-    return best, result
-
-
 def scaling(sizes, *, sdp_max_n=80, gamma=0.5, random_state=0, repeats=3, progress=None):
     """Figure 1: wall time of one fit of SDP MMC and of GMMC on the same data, versus n.
 
@@ -261,8 +245,8 @@ def scaling(sizes, *, sdp_max_n=80, gamma=0.5, random_state=0, repeats=3, progre
         if SDPMMC is not None and n <= sdp_max_n:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                row["sdp_mmc"], _ = _best_of(lambda: SDPMMC(gamma=gamma).fit(X), repeats)
-        row["gmmc"], model = _best_of(lambda: GMMC(gamma=gamma, random_state=0).fit(X), repeats)
+                row["sdp_mmc"], _ = best_time(lambda: SDPMMC(gamma=gamma).fit(X), repeats, 2.0)
+        row["gmmc"], model = best_time(lambda: GMMC(gamma=gamma, random_state=0).fit(X), repeats, 2.0)
         row["gap"] = model.duality_gap_ / max(model.objective_, 1.0)
         row["error_gmmc"] = 100.0 * clustering_error(y, model.labels_)
         out.append(row)
