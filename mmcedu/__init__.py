@@ -1,25 +1,73 @@
 """mmcedu: maximum margin clustering and its relatives, implemented to be read.
 
-Estimators (scikit-learn API: ``fit``, ``fit_predict``, ``labels_``):
+The public API, in layers (each layer uses only the layers below it)::
 
-- :class:`SDPMMC`: SDP maximum margin clustering (Xu et al. 2004).
-- :class:`GMMC`: generalized maximum margin clustering (Valizadegan & Jin 2006).
-- :class:`UMCRLS`: unsupervised multi-class regularized least squares (Pahikkala et al. 2012).
-- :class:`EMMC`: maximum margin clustering with an extreme learning machine (Zhang et al.).
-- :class:`SupportVectorClustering`: support vector clustering with cone cluster labeling
-  (Ben-Hur et al. 2001; Lee & Daniels 2007).
-- :class:`RobustEnsembleClustering`: robust ensemble clustering with an l_{1,2} loss.
+    book/chapters  ->  mmcedu.experiments  ->  estimators  ->  core
 
-Shared pieces: :mod:`mmcedu.kernels`, :mod:`mmcedu.metrics`, :mod:`mmcedu.datasets`,
-:mod:`mmcedu.balance`.
+Estimators (scikit-learn clusterers: ``fit``, ``fit_predict``, ``labels_``, ``n_clusters_``,
+``n_iter_``), importable from ``mmcedu`` and defined with their mathematics in:
+
+- :class:`SDPMMC` in :mod:`mmcedu.sdp_mmc`: SDP maximum margin clustering (Xu et al. 2004),
+  the exact SVM dual ``svm_dual_objective``, brute force, the cvxpy relaxation and roundings.
+- :class:`GMMC` in :mod:`mmcedu.gmmc`: generalized maximum margin clustering (Valizadegan &
+  Jin 2006), its reduced matrices, a certified low-rank solver and kernel learning.
+- :class:`UMCRLS` in :mod:`mmcedu.umc_rls`: unsupervised multi-class regularized least squares
+  (Pahikkala et al. 2012), the hat matrix, the flip formula and the three searches.
+- :class:`EMMC` in :mod:`mmcedu.emmc`: maximum margin clustering with an extreme learning
+  machine (Zhang, Xia & Liu), the ELM ridge solve and the balanced label step.
+- :class:`SupportVectorClustering` in :mod:`mmcedu.support_vector_clustering`: support vector
+  clustering (Ben-Hur et al. 2001) with the q-list (``gamma_path``) and cone cluster
+  labeling (Lee & Daniels 2007).
+- :class:`RobustEnsembleClustering` in :mod:`mmcedu.robust_ensemble`: robust ensemble
+  clustering with an l_{1,2} loss solved by an augmented Lagrangian.
+
+Choosing parameters without labels (a meta-estimator over any of the above or any
+scikit-learn clusterer; no estimator imports it):
+
+- :class:`LabelFreeSearch` in :mod:`mmcedu.model_selection`: a grid search scored by
+  stability, silhouettes, the methods' own normalized objectives, the eigengap or the
+  cluster-count plateau, parallel through joblib. ``relative_gamma_grid(X)`` gives widths
+  around the default ``median_gamma(X)``.
+
+Core helpers (no estimator inside):
+
+- :mod:`mmcedu.kernels`: kernel matrices, the median heuristic ``median_gamma`` (the meaning
+  of ``gamma=None`` everywhere), the papers' width rules, Laplacians, centring, Nystroem.
+- :mod:`mmcedu.balance`: class-balance constraints and balanced label assignments.
+- :mod:`mmcedu.partitions`: generating and combining base clusterings (ensembles, the
+  co-association and majority-vote baselines).
+- :mod:`mmcedu.metrics`: clustering error under the best matching, ARI, NMI.
+- :mod:`mmcedu.datasets`: the seeded offline data sets of the book.
+- :mod:`mmcedu.report`: tables that render in notebooks and terminals.
+- :mod:`mmcedu.exceptions`: the errors and warnings of the package, and what each means.
+- :func:`get_config`, :func:`set_config`, :func:`config_context`: package settings (the
+  memory budget that dense paths check before allocating).
+
+Experiments (the papers' tables and the book's studies):
+
+- :mod:`mmcedu.experiments.registry`: every data set (one loader, ``load``) and every number
+  quoted from the papers (``PAPER``), with the stand-ins used for unavailable data.
+- :mod:`mmcedu.experiments.measure`: timing and peak-memory measurement, scaling studies.
+- one module per method (:mod:`mmcedu.experiments.sdp_mmc`, ``gmmc``, ``umc_rls``, ``emmc``,
+  ``support_vector_clustering``, ``robust_ensemble``), :mod:`mmcedu.experiments.comparison`
+  (all methods, one protocol) and :mod:`mmcedu.experiments.summary` (paper vs ours).
+  Each table function is named as its table (``gmmc_table1``...); each module's
+  ``scaling(sizes, ...)`` has the same signature.
+- ``python -m mmcedu.reproduce --list`` (:mod:`mmcedu.reproduce`) runs any table.
+
+The shared parameters (``n_clusters``, ``kernel``, ``gamma``, ``C``, ``balance``, ``solver``,
+``cvxpy_solver``, ``solver_options``, ``n_components``, ``max_iter``, ``tol``,
+``random_state``) have one meaning in every estimator; the book's introduction lists them.
 """
 
-from . import balance, datasets, kernels, metrics
+from . import balance, datasets, exceptions, kernels, metrics, model_selection, partitions
+from ._config import config_context, get_config, set_config
 from .emmc import EMMC
-from .ensemble import RobustEnsembleClustering
 from .gmmc import GMMC
+from .model_selection import LabelFreeSearch
+from .robust_ensemble import RobustEnsembleClustering
 from .sdp_mmc import SDPMMC
-from .svc import SupportVectorClustering
+from .support_vector_clustering import SupportVectorClustering
 from .umc_rls import UMCRLS
 
 __version__ = "0.1.0"
@@ -31,4 +79,15 @@ __all__ = [
     "EMMC",
     "SupportVectorClustering",
     "RobustEnsembleClustering",
+    "LabelFreeSearch",
+    "balance",
+    "datasets",
+    "exceptions",
+    "kernels",
+    "metrics",
+    "model_selection",
+    "partitions",
+    "get_config",
+    "set_config",
+    "config_context",
 ]

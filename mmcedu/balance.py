@@ -20,6 +20,7 @@ does the same for one scalar output regressing ordered cluster ids.
 from __future__ import annotations
 
 import itertools
+import numbers
 
 import numpy as np
 from scipy.optimize import linear_sum_assignment, linprog
@@ -38,6 +39,25 @@ __all__ = [
 ]
 
 
+def _check_int(value, name, minimum=0):
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < minimum:
+        raise ValueError(f"{name} must be an integer >= {minimum}; got {value!r}.")
+    return int(value)
+
+
+def _check_outputs(f, name="f"):
+    """``f`` as a finite 1-D float array, or a clear ``ValueError``."""
+    f = np.asarray(f, dtype=float)
+    if f.ndim == 2 and f.shape[1] == 1:
+        f = f[:, 0]
+    if f.ndim != 1:
+        raise ValueError(f"{name} must be 1-D (one value per sample); got shape {f.shape}.")
+    if not np.all(np.isfinite(f)):
+        raise ValueError(f"{name} contains NaN or infinity at sample(s) "
+                         f"{np.flatnonzero(~np.isfinite(f))[:5].tolist()}: outputs must be finite.")
+    return f
+
+
 def max_imbalance(n_samples, balance):
     """The bound ``l = floor(balance * n)`` on ``|N_+ - N_-|``, checked for feasibility.
 
@@ -48,8 +68,9 @@ def max_imbalance(n_samples, balance):
     ValueError
         When no labeling of ``n_samples`` points into two non-empty clusters meets the bound.
     """
-    if not 0 <= balance <= 1:
+    if isinstance(balance, bool) or not isinstance(balance, numbers.Real) or not 0 <= balance <= 1:
         raise ValueError(f"balance must be in [0, 1], got {balance}.")
+    n_samples = _check_int(n_samples, "n_samples")
     if n_samples < 2:
         raise ValueError(f"Two clusters need at least 2 samples; got n_samples={n_samples}.")
     l = int(np.floor(balance * n_samples + 1e-12))
@@ -86,7 +107,8 @@ def balanced_sign(f, l):
     -------
     y : ndarray of int in {-1, +1}
     """
-    f = np.asarray(f, dtype=float).ravel()
+    f = _check_outputs(f)
+    l = _check_int(l, "l")
     n = f.size
     if l < n % 2:
         raise ValueError(f"|N+ - N-| <= {l} is infeasible for n={n} samples.")
@@ -112,8 +134,14 @@ def balanced_labelings(n_samples, l, *, fix_first=True):
     ------
     y : ndarray of int of shape (n_samples,)
     """
+    n_samples = _check_int(n_samples, "n_samples", 1)
+    l = _check_int(l, "l")
     if n_samples > 20:
         raise ValueError(f"Enumerating 2^{n_samples} labelings is too expensive; use n <= 20.")
+    return _labelings(n_samples, l, fix_first)
+
+
+def _labelings(n_samples, l, fix_first):
     rest = n_samples - 1 if fix_first else n_samples
     for tail in itertools.product((1, -1), repeat=rest):
         y = np.array(((1,) if fix_first else ()) + tail)
@@ -133,10 +161,11 @@ def count_bounds(n_samples, n_clusters, l):
         When no labeling of ``n_samples`` points into ``n_clusters`` non-empty clusters meets
         ``|N_p - N_q| <= l`` (``l = 0`` and ``n`` not a multiple of ``m``).
     """
-    n, m, l = int(n_samples), int(n_clusters), int(l)
+    n, m = _check_int(n_samples, "n_samples"), _check_int(n_clusters, "n_clusters", 1)
+    if isinstance(l, bool) or not isinstance(l, numbers.Integral) or l < 0:
+        raise ValueError(f"The balance bound l must be an integer >= 0; got {l!r}.")
+    l = int(l)
     check_n_clusters(n, m)
-    if l < 0:
-        raise ValueError(f"The balance bound l must be >= 0; got {l}.")
     if l == 0 and n % m:
         raise ValueError(
             f"The balance constraint |N_p - N_q| <= 0 cannot be met: {n} samples do not split "
@@ -146,6 +175,13 @@ def count_bounds(n_samples, n_clusters, l):
     a = n // m - l // 2
     lo, hi = max(a, 1), a + l
     return lo, max(hi, lo)
+
+
+def _check_bounds(lo, hi):
+    lo, hi = _check_int(lo, "lo"), _check_int(hi, "hi")
+    if lo > hi:
+        raise ValueError(f"The size bounds need lo <= hi; got lo={lo}, hi={hi}.")
+    return lo, hi
 
 
 def balanced_assignment(cost, lo, hi):
@@ -167,6 +203,11 @@ def balanced_assignment(cost, lo, hi):
     labels : ndarray of int of shape (n_samples,)
     """
     cost = np.asarray(cost, dtype=float)
+    if cost.ndim != 2 or 0 in cost.shape:
+        raise ValueError(f"cost must be a 2-D (n_samples, n_clusters) array; got shape {cost.shape}.")
+    if not np.all(np.isfinite(cost)):
+        raise ValueError("cost contains NaN or infinity: every assignment needs a finite cost.")
+    lo, hi = _check_bounds(lo, hi)
     n, m = cost.shape
     if not m * lo <= n <= m * hi:
         raise ValueError(f"No labeling of {n} samples into {m} clusters has {lo} <= N_k <= {hi}.")
@@ -211,8 +252,9 @@ def ordered_balanced_assignment(f, n_clusters, lo, hi):
     ``D_k(c) = min_{lo <= N <= hi} D_{k-1}(c - N) + sum_{i = c - N}^{c - 1} (g_i - k)^2``,
     with prefix sums making every term O(1). O(m n (hi - lo + 1)) time.
     """
-    f = np.asarray(f, dtype=float).ravel()
-    n, m = f.size, int(n_clusters)
+    f = _check_outputs(f)
+    lo, hi = _check_bounds(lo, hi)
+    n, m = f.size, _check_int(n_clusters, "n_clusters", 1)
     if not m * lo <= n <= m * hi:
         raise ValueError(f"No labeling of {n} samples into {m} clusters has {lo} <= N_k <= {hi}.")
     order = np.argsort(f, kind="stable")

@@ -24,9 +24,38 @@ __all__ = [
 ]
 
 
+def _check_labels(y, name):
+    """``y`` as a 1-D array of labels (a column vector is accepted), or a clear ``ValueError``."""
+    if y is None or isinstance(y, (dict, set, str, bytes)):
+        raise ValueError(f"{name} must be a 1-D array of labels, one per sample; got {type(y).__name__}.")
+    y = np.asarray(y)
+    if y.ndim == 2 and y.shape[1] == 1:
+        y = y[:, 0]
+    if y.ndim != 1:
+        what = "a scalar" if y.ndim == 0 else f"an array of shape {y.shape}"
+        raise ValueError(f"{name} must be a 1-D array of labels, one per sample; got {what}.")
+    if y.dtype == object:
+        bad = [v for v in y if v is None or isinstance(v, (dict, list, set, np.ndarray))
+               or (isinstance(v, float) and not np.isfinite(v))]
+        if bad:
+            raise ValueError(f"{name} must hold labels (numbers or strings); found {bad[0]!r}.")
+        try:
+            np.unique(y)
+        except TypeError:
+            raise ValueError(
+                f"{name} mixes labels of types that cannot be compared "
+                f"({sorted({type(v).__name__ for v in y})}); use one type."
+            ) from None
+    elif y.dtype.kind == "f" and not np.all(np.isfinite(y)):
+        raise ValueError(f"{name} contains NaN or infinity: labels must be finite.")
+    elif y.dtype.kind == "c":
+        raise ValueError(f"{name} has complex values: labels must be numbers or strings.")
+    return y
+
+
 def _check_pair(y_true, y_pred):
-    y_true = np.asarray(y_true).ravel()
-    y_pred = np.asarray(y_pred).ravel()
+    y_true = _check_labels(y_true, "y_true")
+    y_pred = _check_labels(y_pred, "y_pred")
     if y_true.shape != y_pred.shape:
         raise ValueError(
             f"y_true and y_pred must have the same length; got {y_true.size} and {y_pred.size}."

@@ -17,6 +17,11 @@ def _fmt(value, floatfmt):
     return str(value)
 
 
+def _escape(cell):
+    """A Markdown table cell: a literal | would end the cell."""
+    return cell.replace("|", "\\|")
+
+
 class Table:
     """A list of rows with column headers.
 
@@ -31,22 +36,42 @@ class Table:
     title : str, default=None
     formats : dict, default=None
         ``{header: format}`` for columns that need another format than ``floatfmt``.
-    pairs : list of (str, str, str), default=None
-        ``(paper column, our column, label)`` triples naming which columns the
-        reproduction summary compares (:mod:`mmcedu.experiments.summary`); ``None`` means
-        ``[("paper", "mmcedu", "")]``.
+
+    Examples
+    --------
+    >>> from mmcedu.report import Table
+    >>> print(Table([["a", 1.23456]], ["name", "x"], floatfmt=".2f"))
+    name  x
+    ----  ----
+    a     1.23
     """
 
-    def __init__(self, rows, headers, *, floatfmt=".3f", title=None, formats=None, pairs=None):
-        self.rows = [list(r) for r in rows]
-        self.headers = list(headers)
+    def __init__(self, rows, headers, *, floatfmt=".3f", title=None, formats=None):
+        if isinstance(headers, (str, bytes)):
+            raise ValueError(f"headers must be a sequence of column names, not the string {headers!r}.")
+        self.headers = [str(h) for h in headers]
+        duplicates = sorted({h for h in self.headers if self.headers.count(h) > 1})
+        if duplicates:
+            raise ValueError(f"Column names must be unique; repeated: {duplicates}.")
+        if isinstance(rows, (str, bytes)):
+            raise ValueError("rows must be a sequence of rows (sequences of cells), not a string.")
+        self.rows = []
+        for r in rows:
+            if isinstance(r, (str, bytes)) or not hasattr(r, "__len__"):
+                raise ValueError(f"Each row must be a sequence of cells; got {r!r}.")
+            self.rows.append(list(r))
         self.floatfmt = floatfmt
         self.title = title
         self.formats = dict(formats or {})
-        self.pairs = [("paper", "mmcedu", "")] if pairs is None else [tuple(p) for p in pairs]
         unknown = set(self.formats) - set(self.headers)
         if unknown:
             raise ValueError(f"formats names columns that do not exist: {sorted(unknown)}.")
+        for name, fmt in [("floatfmt", floatfmt)] + [(f"formats[{k!r}]", v) for k, v in self.formats.items()]:
+            try:
+                format(1.5, fmt)
+            except (TypeError, ValueError):
+                raise ValueError(f"{name} must be a format specification for numbers such as "
+                                 f"'.3f'; got {fmt!r}.") from None
         for r in self.rows:
             if len(r) != len(self.headers):
                 raise ValueError(f"Row {r} has {len(r)} cells for {len(self.headers)} headers.")
@@ -57,6 +82,8 @@ class Table:
 
     def column(self, name):
         """The values of one column, unformatted."""
+        if name not in self.headers:
+            raise KeyError(f"No column {name!r}; the columns are {self.headers}.")
         j = self.headers.index(name)
         return [r[j] for r in self.rows]
 
@@ -64,10 +91,9 @@ class Table:
         lines = []
         if self.title:
             lines += [f"**{self.title}**", ""]
-        esc = lambda cell: cell.replace("|", "\\|")  # a literal | would end the cell
-        lines.append("| " + " | ".join(map(esc, self.headers)) + " |")
+        lines.append("| " + " | ".join(map(_escape, self.headers)) + " |")
         lines.append("|" + "|".join("---" for _ in self.headers) + "|")
-        lines += ["| " + " | ".join(map(esc, r)) + " |" for r in self._cells()]
+        lines += ["| " + " | ".join(map(_escape, r)) + " |" for r in self._cells()]
         return "\n".join(lines)
 
     def __str__(self):

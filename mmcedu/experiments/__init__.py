@@ -1,33 +1,54 @@
 """Reproductions of the source documents' tables, shared by the chapters and the command line.
 
-Each method module here defines ``TABLES``: a dict from a table name (``"umc_rls_table1"``)
-to a function ``f(full=False, progress=None)`` that runs the experiment and returns a
-:class:`mmcedu.report.Table` whose columns put the paper's number beside ours. ``full=False``
-is the quick protocol the chapter runs (seconds); ``full=True`` is the paper's protocol
-(all restarts, full grids; minutes to hours). ``progress``, when given, is called as
-``progress(done, total)`` while the experiment runs.
+Layout:
 
-The functions are wrapped by :func:`cached`: a result is stored on disk under a key made of
-the table's name, the protocol and a hash of the whole ``mmcedu`` source, so the reproduction
-summary shows exactly what the chapters computed, and any change to the package recomputes.
-The folder is ``$MMCEDU_CACHE_DIR`` (default ``~/.cache/mmcedu``).
+* :mod:`~mmcedu.experiments.registry`: the data sets (one loader) and the papers' numbers.
+* :mod:`~mmcedu.experiments.measure`: timing, peak memory and scaling studies.
+* :mod:`~mmcedu.experiments.parallel` and :mod:`~mmcedu.experiments.cache`: running the
+  independent fits of a protocol, and storing its table (below).
+* one module per method (``sdp_mmc``, ``gmmc``, ``umc_rls``, ``emmc``,
+  ``support_vector_clustering``, ``robust_ensemble``), ``comparison`` (every method under
+  one protocol) and ``summary`` (every paper number beside ours).
+
+Each of those modules defines ``TABLES``: a dict from a table name (``"umc_rls_table1"``)
+to the function of the same name, ``umc_rls_table1(full=False, progress=None, n_jobs=None,
+refresh=False)``, which runs the experiment and returns a
+:class:`~mmcedu.experiments.registry.PaperTable` whose columns put the paper's number beside
+ours. ``full=False`` is the quick protocol the chapter runs (seconds); ``full=True`` is the
+paper's protocol (all restarts, full grids; minutes to hours). ``progress``, when given, is
+called as ``progress(done, total)`` while the experiment runs.
+
+Two layers serve every table:
+
+* :mod:`~mmcedu.experiments.parallel`: the independent fits of a protocol go through
+  :func:`~mmcedu.experiments.parallel.map_tasks` (joblib), ``n_jobs`` of them at a time
+  (``n_jobs=None``: ``$MMCEDU_N_JOBS``, else one), with the same results for any ``n_jobs``;
+  a Dask cluster runs them through ``joblib.parallel_config(backend="dask")``. Studies of
+  time (the ``scaling`` functions, :func:`~mmcedu.experiments.emmc.timing_study`,
+  :func:`~mmcedu.experiments.support_vector_clustering.labeling_times` and the
+  ``svc_complexity`` table) stay serial: concurrent jobs would distort what they measure.
+* :mod:`~mmcedu.experiments.cache`: the table is stored with :class:`joblib.Memory`, keyed on
+  the code that computes it (its syntax tree, docstrings and comments left out), the
+  versions of the numerical libraries and the protocol; measured times are never read back.
+  ``refresh=True`` recomputes. The folder is ``$MMCEDU_CACHE_DIR``, else
+  ``$XDG_CACHE_HOME/mmcedu``, else ``~/.cache/mmcedu``.
 
 ``python -m mmcedu.reproduce --list`` lists every table; ``python -m mmcedu.reproduce NAME``
-runs one.
+runs one (``--full``, ``--n-jobs N``, ``--refresh``; ``--prune`` cleans the cache).
 """
 
-import functools
-import hashlib
-import os
-import pickle
-import time
 from importlib import import_module as _import_module
-from pathlib import Path
 
-__all__ = ["all_tables", "best_time", "cached", "cache_dir", "source_hash"]
+from .cache import cache_dir, cached
+from .parallel import map_tasks
+
+__all__ = ["all_tables", "cached", "cache_dir", "map_tasks"]
 
 # Experiment modules, in the order of the book's chapters.
-_MODULES = ["sdp_mmc", "gmmc", "umc_rls", "emmc", "svc", "ensemble", "comparison", "summary"]
+_MODULES = [
+    "sdp_mmc", "gmmc", "umc_rls", "emmc", "support_vector_clustering", "robust_ensemble",
+    "comparison", "summary",
+]
 
 
 def all_tables():
@@ -36,64 +57,3 @@ def all_tables():
     for name in _MODULES:
         tables.update(_import_module(f".{name}", __name__).TABLES)
     return tables
-
-
-@functools.lru_cache(maxsize=1)
-def source_hash():
-    """SHA-256 of every ``.py`` file of the installed ``mmcedu`` package (names and contents)."""
-    root = Path(__file__).resolve().parents[1]
-    h = hashlib.sha256()
-    for path in sorted(root.rglob("*.py")):
-        h.update(path.relative_to(root).as_posix().encode())
-        h.update(path.read_bytes())
-    return h.hexdigest()[:16]
-
-
-def cache_dir():
-    """Folder of cached experiment results: ``$MMCEDU_CACHE_DIR`` or ``~/.cache/mmcedu``."""
-    return Path(os.environ.get("MMCEDU_CACHE_DIR", Path.home() / ".cache" / "mmcedu"))
-
-
-def cached(name):
-    """Decorator: store the table of experiment ``name`` on disk, keyed by protocol and source.
-
-    The wrapped function is called as ``f(full=False, progress=None)``; a result computed
-    before by the same ``mmcedu`` source and protocol is loaded instead of recomputed.
-    """
-
-    def decorate(fn):
-        @functools.wraps(fn)
-        def wrapper(full=False, progress=None):
-            path = cache_dir() / f"{name}-{'full' if full else 'quick'}-{source_hash()}.pkl"
-            if path.exists():
-                with open(path, "rb") as fh:
-                    return pickle.load(fh)
-            table = fn(full=full, progress=progress)
-            path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_suffix(f".{os.getpid()}.tmp")
-            with open(tmp, "wb") as fh:
-                pickle.dump(table, fh)
-            os.replace(tmp, path)  # atomic: a reader never sees half a file
-            return table
-
-        wrapper.table_name = name
-        return wrapper
-
-    return decorate
-
-
-def best_time(fn, repeats, budget=float("inf")):
-    """Best wall time of up to ``repeats`` calls of ``fn()`` and the last call's result.
-
-    Calls stop early once they have taken more than ``budget`` seconds together, so that
-    only small, fast (and noisy) calls are repeated.
-    """
-    best, spent, result = float("inf"), 0.0, None
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        result = fn()
-        dt = time.perf_counter() - t0
-        best, spent = min(best, dt), spent + dt
-        if spent > budget:
-            break
-    return best, result

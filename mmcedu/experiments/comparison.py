@@ -1,22 +1,30 @@
-"""Every mmcedu method and three scikit-learn baselines under one protocol.
+"""Every mmcedu method and the scikit-learn clusterers a practitioner would pick, under one protocol.
 
 The protocol (the same for every method):
 
-* **Data**: six two-cluster tasks (two circles, jointed circles, two Gaussians, moons,
-  digits 3 vs 8, digits 1 vs 7) and three multi-class tasks (iris, three blobs, digits 1-4),
-  each standardized to zero mean and unit variance per feature. Binary-only methods (SDP MMC,
-  GMMC) run on the binary tasks only. Quick: ``N_QUICK`` samples per task; full: ``N_FULL``.
-* **Kernel widths**: every kernel method gets the same grid
-  ``gamma = 1 / (2 sigma^2)`` with ``sigma`` a fraction of the largest pairwise distance
-  (:func:`mmcedu.kernels.gamma_grid`). Support vector clustering explores its own widths,
-  the q-list of Lee & Daniels (:func:`mmcedu.svc.q_list`; six of them in the quick protocol).
-  EMMC has no kernel; its grid is over ``C``. k-means, GMM and the ensemble have no grid.
-* **Selection**: two numbers per method and task. *Best*: the grid point with the highest
-  mean ARI (it looks at the labels: an upper bound, as the papers report). *Label-free*: the
-  grid point with the highest silhouette score of the labels in the (standardized) input
-  space, a heuristic that every method can use.
-* **Restarts**: every grid point is run with ``n_restarts`` seeds (quick 1, full 10) and the
-  ARI, error and time are averaged.
+* **Data**: synthetic two-cluster tasks at ``N = 200`` samples (two circles, moons; the full
+  protocol adds jointed circles, two Gaussians and three blobs) and the real data sets that ship
+  with scikit-learn (iris and wine whole; breast cancer and the digit pairs as a balanced or
+  stratified subsample of ``N`` per seed), every feature standardized. Binary-only methods
+  (SDP MMC, GMMC) run on the two-class tasks only.
+* **Seeds**: ``N_SEEDS = 5`` seeds per task; a seed draws the synthetic data (or the subsample
+  of a real data set) and seeds the method. Every number is reported as mean and standard
+  deviation over the seeds.
+* **Grid budget**: every method with a parameter gets ``G = 8`` grid points
+  (:data:`GRID_SIZE`); methods without one once ``k`` is given (k-means, GMM, Ward and single
+  linkage) get one fit. The grids: Gaussian widths ``gamma = 2^j gamma_0`` around the median
+  heuristic ``gamma_0`` for the kernel methods, eight points of support vector clustering's
+  q-list, eight values of EMMC's ``C``, of the ensemble's base cluster count, of DBSCAN's
+  ``eps`` (quantiles of the 5-th neighbour distance) and of HDBSCAN's ``min_cluster_size``.
+* **Selection, two numbers per run**: *label-free*, the grid point chosen by
+  :class:`mmcedu.LabelFreeSearch` with the method's criterion (:data:`RULES`, the rule the
+  label-free study found best for the method, fixed for all tasks); *best grid point* (oracle),
+  the grid point whose clustering of all the data has the highest ARI with the true labels, an
+  upper bound that looks at the labels. Both are read from the same full-data fits.
+
+The (task, seed, method) runs are independent tasks for
+:func:`mmcedu.experiments.parallel.map_tasks` (``n_jobs`` or ``$MMCEDU_N_JOBS``); the records
+do not depend on the number of jobs.
 """
 
 from __future__ import annotations
@@ -25,214 +33,383 @@ import time
 import warnings
 
 import numpy as np
-from sklearn.cluster import KMeans, SpectralClustering
-from sklearn.metrics import silhouette_score
+from sklearn.base import BaseEstimator, ClusterMixin, clone
+from sklearn.cluster import DBSCAN, HDBSCAN, AgglomerativeClustering, KMeans, SpectralClustering
+from sklearn.datasets import load_breast_cancer, load_wine
 from sklearn.mixture import GaussianMixture
+from sklearn.model_selection import ParameterGrid
+from sklearn.neighbors import NearestNeighbors
 from sklearn.preprocessing import StandardScaler
+from sklearn.utils import check_random_state
 
-from .. import datasets
-from ..kernels import gamma_grid, rbf_kernel
-from ..metrics import adjusted_rand_score, clustering_error
+from ..emmc import EMMC
+from ..gmmc import GMMC
+from ..metrics import adjusted_rand_score
+from ..model_selection import LabelFreeSearch, n_clusters_of, relative_gamma_grid
+from ..partitions import base_partitions
 from ..report import Table
-from . import cached
+from ..robust_ensemble import RobustEnsembleClustering
+from ..sdp_mmc import SDPMMC
+from ..support_vector_clustering import SupportVectorClustering, gamma_path
+from ..umc_rls import UMCRLS
+from . import measure as _measure
+from .cache import cached
+from .parallel import map_tasks
+from .registry import DATASETS, load
 
-__all__ = ["TASKS", "METHODS", "load_task", "run_comparison", "comparison_table", "scaling", "TABLES"]
+__all__ = [
+    "N", "N_SEEDS", "GRID_SIZE", "TASKS", "TASKS_QUICK", "REAL", "METHODS", "MMCEDU", "RULES",
+    "load_task", "n_clusters_of_task", "EnsembleOnData", "run_comparison", "summarize", "comparison",
+    "scaling", "TABLES",
+]
 
-N_QUICK, N_FULL = 60, 200
-FRACTIONS_QUICK = (0.05, 0.15, 0.4)
-FRACTIONS_FULL = (0.02, 0.05, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.75, 1.0)
-EMMC_C_QUICK, EMMC_C_FULL = (0.1, 1.0), (0.01, 0.03, 0.1, 0.3, 1.0, 3.0)
-
-# name -> (number of clusters, loader(n, seed))
-TASKS = {
-    "two circles": (2, lambda n, s: datasets.two_circles(n, random_state=s)),
-    "jointed circles": (2, lambda n, s: datasets.jointed_circles(n, random_state=s)),
-    "two Gaussians": (2, lambda n, s: datasets.two_gaussians(n, random_state=s)),
-    "moons": (2, lambda n, s: datasets.moons(n, random_state=s)),
-    "digits 3-8": (2, lambda n, s: datasets.digits((3, 8), n // 2, random_state=s)),
-    "digits 1-7": (2, lambda n, s: datasets.digits((1, 7), n // 2, random_state=s)),
-    "iris": (3, lambda n, s: datasets.iris()),
-    "blobs": (3, lambda n, s: datasets.blobs(n, random_state=s)),
-    "digits 1-4": (4, lambda n, s: datasets.digits((1, 2, 3, 4), n // 4, random_state=s)),
-}
-
-
-def load_task(name, n_samples, random_state=0):
-    """``(X, y, k)`` of a comparison task, features standardized."""
-    k, loader = TASKS[name]
-    X, y = loader(n_samples, random_state)
-    return StandardScaler().fit_transform(X), y, k
-
-
-def _mmcedu(name):
-    import mmcedu
-
-    return getattr(mmcedu, name)
+N = 200
+N_SEEDS = 5
+GRID_SIZE = 8
+#: The quick protocol's tasks (every one with ``N_SEEDS`` seeds).
+TASKS_QUICK = ("two circles", "moons", "iris", "wine", "breast cancer", "digits 1 vs 7")
+#: The full protocol's tasks.
+TASKS = TASKS_QUICK + ("jointed circles", "two Gaussians", "blobs", "digits 3 vs 8", "digits 1-4")
+#: The real data sets (shipped with scikit-learn).
+REAL = ("iris", "wine", "breast cancer", "digits 1 vs 7", "digits 3 vs 8", "digits 1-4")
+_N_CLUSTERS = {"wine": 3, "breast cancer": 2}
+UMC_LAMBDA = 2.0**-3
+EMMC_C = (0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0, 30.0)
+KERNEL_OCTAVES = tuple(range(-2, 6))  # UMC-RLS: j = -2..5 (its label-free study's range)
+NARROW_OCTAVES = (-2, 0, 2, 4, 5, 6, 7, 8)  # spectral, GMMC and SDP MMC need narrow widths
+HDBSCAN_SIZES = (5, 10, 15, 20, 30, 40, 60, 80)
+DBSCAN_QUANTILES = tuple(np.linspace(0.3, 0.98, GRID_SIZE).round(3))
 
 
-def _kmeans(k, gamma, seed, X):
-    return KMeans(k, n_init=10, random_state=seed).fit_predict(X)
+def n_clusters_of_task(name):
+    """The number of classes of a task."""
+    return _N_CLUSTERS.get(name) or DATASETS[name].n_clusters
 
 
-def _gmm(k, gamma, seed, X):
-    return GaussianMixture(k, n_init=3, random_state=seed).fit(X).predict(X)
+def load_task(name, random_state=0, n_samples=N):
+    """``(X, y, k)`` of a task: standardized features, reference labels, number of classes.
 
-
-def _spectral(k, gamma, seed, X):
-    K = rbf_kernel(X, gamma=gamma)
-    return SpectralClustering(k, affinity="precomputed", random_state=seed).fit_predict(K)
-
-
-def _sdp_mmc(k, gamma, seed, X):
-    return _mmcedu("SDPMMC")(gamma=gamma, random_state=seed).fit_predict(X)
-
-
-def _gmmc(k, gamma, seed, X):
-    return _mmcedu("GMMC")(gamma=gamma, random_state=seed).fit_predict(X)
-
-
-def _umc_rls(k, gamma, seed, X):
-    return _mmcedu("UMCRLS")(k, alpha=2.0**-7, gamma=gamma, random_state=seed).fit_predict(X)
-
-
-def _emmc(k, C, seed, X):
-    output = "single" if k == 2 else "multi"
-    return _mmcedu("EMMC")(k, C=C, output=output, random_state=seed).fit_predict(X)
-
-
-def _svc(k, gamma, seed, X):
-    return _mmcedu("SupportVectorClustering")(gamma=gamma, labeling="cone").fit_predict(X)
-
-
-def _ensemble(k, gamma, seed, X):
-    from ..ensemble import base_partitions
-
-    P = base_partitions(X, 20, k, random_state=seed)
-    return _mmcedu("RobustEnsembleClustering")(k, random_state=seed).fit_predict(P)
-
-
-# name -> (function, grid kind, binary only)
-METHODS = {
-    "k-means": (_kmeans, None, False),
-    "GMM": (_gmm, None, False),
-    "spectral": (_spectral, "gamma", False),
-    "SDP MMC": (_sdp_mmc, "gamma", True),
-    "GMMC": (_gmmc, "gamma", True),
-    "UMC-RLS": (_umc_rls, "gamma", False),
-    "EMMC": (_emmc, "C", False),
-    "SVC (cone)": (_svc, "qlist", False),
-    "ensemble l12": (_ensemble, None, False),
-}
-
-
-def _silhouette(X, labels):
-    n_labels = np.unique(labels).size
-    if n_labels < 2 or n_labels >= len(labels):
-        return -1.0
-    return float(silhouette_score(X, labels))
-
-
-def _grid(kind, X, full):
-    if kind == "gamma":
-        return list(gamma_grid(X, FRACTIONS_FULL if full else FRACTIONS_QUICK))
-    if kind == "qlist":  # support vector clustering explores its own widths (the q-list)
-        from ..svc import q_list
-
-        q = np.asarray(q_list(X).q)
-        if not full and q.size > 6:
-            q = q[np.linspace(0, q.size - 1, 6).round().astype(int)]
-        return list(q)
-    if kind == "C":
-        return list(EMMC_C_FULL if full else EMMC_C_QUICK)
-    return [None]
-
-
-def run_comparison(full=False, progress=None, methods=None, tasks=None, n_samples=None):
-    """Run the protocol; return one record per (task, method).
-
-    Each record: ``task``, ``method``, ``ari_best``, ``ari_free``, ``error_free``,
-    ``time`` (mean seconds per fit), ``param_best``, ``param_free``.
+    Iris (150) and wine (178) are taken whole; breast cancer is a stratified subsample of
+    ``n_samples`` (its class ratio kept) and the digit sets a balanced one, drawn by
+    ``random_state``, as are the synthetic tasks.
     """
-    methods = list(METHODS) if methods is None else list(methods)
-    tasks = list(TASKS) if tasks is None else list(tasks)
-    n = n_samples or (N_FULL if full else N_QUICK)
-    seeds = range(10 if full else 1)
-    jobs = [(t, m) for t in tasks for m in methods if not (METHODS[m][2] and TASKS[t][0] != 2)]
-    records = []
-    for done, (task, method) in enumerate(jobs):
-        X, y, k = load_task(task, n)
-        fn, kind, _ = METHODS[method]
-        per_param = []
-        for p in _grid(kind, X, full):
-            aris, errs, sils, secs = [], [], [], []
-            for seed in seeds:
-                t0 = time.perf_counter()
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore")
-                    labels = fn(k, p, seed, X)
-                secs.append(time.perf_counter() - t0)
-                aris.append(adjusted_rand_score(y, labels))
-                errs.append(clustering_error(y, labels))
-                sils.append(_silhouette(X, labels))
-            per_param.append((p, np.mean(aris), np.mean(errs), np.mean(sils), np.mean(secs)))
-        best = max(per_param, key=lambda r: r[1])
-        free = max(per_param, key=lambda r: r[3])
-        records.append({
-            "task": task, "method": method, "ari_best": best[1], "ari_free": free[1],
-            "error_free": free[2], "time": float(np.mean([r[4] for r in per_param])),
-            "param_best": best[0], "param_free": free[0],
-        })
-        if progress is not None:
-            progress(done + 1, len(jobs))
-    return records
+    if name == "wine":
+        X, y = load_wine(return_X_y=True)
+    elif name == "breast cancer":
+        X, y = load_breast_cancer(return_X_y=True)
+        rng = np.random.RandomState(random_state)
+        idx = np.concatenate([
+            rng.choice(np.flatnonzero(y == c), int(round(n_samples * np.mean(y == c))), replace=False)
+            for c in (0, 1)
+        ])
+        X, y = X[np.sort(idx)], y[np.sort(idx)]
+    elif name in DATASETS:
+        X, y = load(name, None if name == "iris" else n_samples, random_state)
+    else:
+        raise ValueError(f"Unknown task {name!r}; choose from {list(TASKS)}.")
+    keep = X.std(axis=0) > 0  # constant pixels carry nothing
+    X = StandardScaler().fit_transform(np.asarray(X, dtype=float)[:, keep])
+    return X, np.unique(y, return_inverse=True)[1], n_clusters_of_task(name)
 
 
-def comparison_table(full=False, progress=None, records=None):
-    """Comparison: ARI with label-free / best parameters, every method on every task."""
-    records = run_comparison(full, progress) if records is None else records
+class EnsembleOnData(ClusterMixin, BaseEstimator):
+    """Robust ensemble clustering of a k-means ensemble of the data.
+
+    ``n_partitions`` k-means runs with ``base_k`` clusters each
+    (:func:`mmcedu.partitions.base_partitions`) are combined into ``n_clusters`` by
+    :class:`mmcedu.RobustEnsembleClustering`: a clusterer of data, so that
+    :class:`mmcedu.LabelFreeSearch` can search ``base_k``.
+    """
+
+    def __init__(self, n_clusters=2, base_k=None, n_partitions=10, random_state=None):
+        self.n_clusters = n_clusters
+        self.base_k = base_k
+        self.n_partitions = n_partitions
+        self.random_state = random_state
+
+    def fit(self, X, y=None):
+        rng = check_random_state(self.random_state)
+        P = base_partitions(X, self.n_partitions, self.base_k or self.n_clusters, random_state=rng)
+        self.labels_ = RobustEnsembleClustering(self.n_clusters, random_state=rng).fit(P).labels_
+        return self
+
+
+def _dbscan_eps(X):
+    d = NearestNeighbors(n_neighbors=6).fit(X).kneighbors(X)[0][:, -1]  # 5-th neighbour
+    return [float(v) for v in np.quantile(d, DBSCAN_QUANTILES)]
+
+
+def _svc_widths(X):
+    q = np.asarray(gamma_path(X).gamma, dtype=float)
+    idx = np.unique(np.linspace(0, q.size - 1, min(GRID_SIZE, q.size)).round().astype(int))
+    return [float(v) for v in q[idx]]
+
+
+# Each method: (setup(X, k, seed) -> (estimator, grid or None), criterion, binary only,
+# mmcedu method, quick protocol). A grid of None: one fit, no choice to make.
+def _kmeans(X, k, s):
+    return KMeans(k, n_init=10, random_state=s), None
+
+
+def _gmm(X, k, s):
+    return GaussianMixture(k, n_init=3, random_state=s), None
+
+
+def _ward(X, k, s):
+    return AgglomerativeClustering(k, linkage="ward"), None
+
+
+def _single(X, k, s):
+    return AgglomerativeClustering(k, linkage="single"), None
+
+
+def _spectral(X, k, s):
+    return (SpectralClustering(k, affinity="rbf", random_state=s),
+            {"gamma": relative_gamma_grid(X, NARROW_OCTAVES)})
+
+
+def _dbscan(X, k, s):
+    return DBSCAN(min_samples=5), {"eps": _dbscan_eps(X)}
+
+
+def _hdbscan(X, k, s):
+    return HDBSCAN(), {"min_cluster_size": list(HDBSCAN_SIZES)}
+
+
+def _umc_rls(X, k, s):
+    return (UMCRLS(k, alpha=UMC_LAMBDA, random_state=s),
+            {"gamma": relative_gamma_grid(X, KERNEL_OCTAVES)})
+
+
+def _gmmc(X, k, s):
+    return GMMC(random_state=s), {"gamma": relative_gamma_grid(X, NARROW_OCTAVES)}
+
+
+def _sdp_mmc(X, k, s):
+    return SDPMMC(random_state=s), {"gamma": relative_gamma_grid(X, NARROW_OCTAVES)}
+
+
+def _emmc(X, k, s):
+    return EMMC(k, output="single" if k == 2 else "multi", random_state=s), {"C": list(EMMC_C)}
+
+
+def _svc(X, k, s):
+    return SupportVectorClustering(labeling="cone"), {"gamma": _svc_widths(X)}
+
+
+def _ensemble(X, k, s):
+    return EnsembleOnData(k, random_state=s), {"base_k": [k + j for j in range(GRID_SIZE)]}
+
+
+#: name -> (setup, label-free criterion, binary only, mmcedu method, in the quick protocol)
+METHODS = {
+    "k-means": (_kmeans, None, False, False, True),
+    "GMM": (_gmm, None, False, False, True),
+    "Ward": (_ward, None, False, False, True),
+    "single linkage": (_single, None, False, False, True),
+    "spectral": (_spectral, ("eigengap",), False, False, True),
+    "DBSCAN": (_dbscan, ("silhouette",), False, False, True),
+    "HDBSCAN": (_hdbscan, ("silhouette",), False, False, True),
+    "UMC-RLS": (_umc_rls, ("transfer_stability", "objective"), False, True, True),
+    "EMMC": (_emmc, ("silhouette",), False, True, True),
+    "SVC (cone)": (_svc, ("plateau",), False, True, True),
+    "ensemble": (_ensemble, ("silhouette",), False, True, True),
+    "GMMC": (_gmmc, ("objective",), True, True, False),
+    "SDP MMC": (_sdp_mmc, ("transfer_stability",), True, True, False),
+}
+#: The mmcedu methods.
+MMCEDU = tuple(m for m, spec in METHODS.items() if spec[3])
+#: The label-free rule of every method, in words (LabelFreeSearch's criterion; "a > b @ t":
+#: criterion a, grid points within t of its best broken by b).
+RULES = {
+    "k-means": "none (k given)", "GMM": "none (k given)", "Ward": "none (k given)",
+    "single linkage": "none (k given)", "spectral": "eigengap", "DBSCAN": "silhouette",
+    "HDBSCAN": "silhouette", "UMC-RLS": "transfer stability > objective @ 0.1",
+    "EMMC": "silhouette", "SVC (cone)": "plateau", "ensemble": "silhouette",
+    "GMMC": "objective", "SDP MMC": "transfer stability",
+}
+_TOLERANCE = {"UMC-RLS": 0.1}
+
+
+class _Search(LabelFreeSearch):
+    """LabelFreeSearch that also keeps the labels of its fits to all the data.
+
+    Those fits are the ones the full-data criteria score (and the refit repeats at the chosen
+    point), so the best grid point is read from the same clusterings as the choice.
+    """
+
+    def _results(self, candidates, crit, scores, counts, trivial, res, full, *args):
+        self.full_labels_ = None if full is None else [t["labels"] for t in full]
+        return super()._results(candidates, crit, scores, counts, trivial, res, full, *args)
+
+
+def _fit_labels(est, X):
+    if hasattr(est, "fit_predict"):
+        return np.asarray(est.fit_predict(X))
+    return np.asarray(est.fit(X).labels_)
+
+
+def _run(job):
+    """One run: ``job = (task, method, seed, n_samples, n_resamples)``.
+
+    Returns a record: ``ari_free``, ``ari_best``, ``param_free``, ``param_best``,
+    ``k_free`` (clusters found at the label-free point; noise is not a cluster), ``time``.
+    """
+    task, method, seed, n, n_resamples = job
+    X, y, k = load_task(task, seed, n)
+    setup, criterion = METHODS[method][:2]
+    est, grid = setup(X, k, seed)
+    t0 = time.perf_counter()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        if grid is None:
+            labels = _fit_labels(est, X)
+            aris, chosen, params = [adjusted_rand_score(y, labels)], 0, [{}]
+            all_labels = [labels]
+        else:
+            search = _Search(est, grid, criterion=list(criterion), n_resamples=n_resamples,
+                             tolerance=_TOLERANCE.get(method, 0.0), random_state=seed,
+                             refit=False, n_jobs=1)
+            params = [dict(p) for p in ParameterGrid(grid)]
+            try:
+                search.fit(X)
+                all_labels, chosen = search.full_labels_, search.best_index_
+            except ValueError:  # every grid point trivial: the search refuses to choose
+                all_labels, chosen = None, None
+            if all_labels is None:  # fit every point to all the data for the best grid point
+                all_labels = [_fit_labels(clone(est).set_params(**p), X) for p in params]
+            aris = [np.nan if lab is None else adjusted_rand_score(y, lab) for lab in all_labels]
+    best = int(np.nanargmax(aris))
+    return {
+        "task": task, "method": method, "seed": seed, "n": len(y),
+        # no eligible grid point: the user is left with one cluster (ARI 0)
+        "ari_free": 0.0 if chosen is None else float(aris[chosen]), "ari_best": float(aris[best]),
+        "param_free": None if chosen is None else params[chosen], "param_best": params[best],
+        "k_free": 1 if chosen is None else n_clusters_of(all_labels[chosen]),
+        "refused": chosen is None, "time": time.perf_counter() - t0,
+    }
+
+
+def _check_names(kind, names, valid):
+    """``list(names)``, or a ``ValueError`` naming the unknown ones and the valid ones."""
+    if isinstance(names, str):
+        names = [names]
+    names = list(names)
+    unknown = [n for n in names if n not in valid]
+    if unknown:
+        raise ValueError(f"Unknown {kind} {unknown}; choose from {list(valid)}.")
+    return names
+
+
+def run_comparison(full=False, progress=None, methods=None, tasks=None, n_samples=None,
+                   n_jobs=None, seeds=None, n_resamples=None):
+    """Run the protocol; one record per (task, method, seed).
+
+    Parameters
+    ----------
+    full : bool, default=False
+        Quick (:data:`TASKS_QUICK`, the methods marked quick, 3 subsamples for stability) or
+        full (:data:`TASKS`, every method, 6 subsamples). Both use :data:`N_SEEDS` seeds.
+    methods, tasks : list of str, default=None
+        Keys of :data:`METHODS` and task names; ``None``: the protocol's.
+    n_samples : int, default=None
+        Samples per synthetic task and subsample size of the large real ones (default
+        :data:`N`).
+    n_jobs : int, default=None
+        Runs in parallel (:func:`mmcedu.experiments.parallel.map_tasks`).
+    seeds : sequence of int, default=None
+        Default ``range(N_SEEDS)``.
+    n_resamples : int, default=None
+        Subsamples of the stability criteria (default 3 quick, 6 full).
+
+    Returns
+    -------
+    list of dict
+        See :func:`_run`; the order is task, method, seed.
+    """
+    if methods is None:
+        methods = [m for m, spec in METHODS.items() if full or spec[4]]
+    methods = _check_names("method(s)", methods, METHODS)
+    valid = list(TASKS) + [t for t in DATASETS if t not in TASKS]
+    tasks = list(TASKS if full else TASKS_QUICK) if tasks is None else _check_names("task(s)", tasks, valid)
+    n = int(n_samples or N)
+    seeds = list(range(N_SEEDS) if seeds is None else seeds)
+    R = int(n_resamples or (6 if full else 3))
+    jobs = [(t, m, s, n, R) for t in tasks for m in methods for s in seeds
+            if not (METHODS[m][2] and n_clusters_of_task(t) != 2)]
+    return map_tasks(_run, jobs, n_jobs=n_jobs, progress=progress)
+
+
+def summarize(records):
+    """``{(task, method): {"free": (mean, sd), "best": (mean, sd), "n_seeds": int, "per_seed": [...]}}``."""
+    out = {}
+    for r in records:
+        out.setdefault((r["task"], r["method"]), []).append(r)
+    summary = {}
+    for key, rs in out.items():
+        free = np.array([r["ari_free"] for r in rs])
+        best = np.array([r["ari_best"] for r in rs])
+        summary[key] = {"free": (free.mean(), free.std()), "best": (best.mean(), best.std()),
+                        "n_seeds": len(rs), "per_seed": free.tolist()}
+    return summary
+
+
+def comparison(full=False, progress=None, records=None, n_jobs=None):
+    """Comparison table: label-free ARI mean ± sd over the seeds (best grid point in brackets)."""
+    records = run_comparison(full, progress, n_jobs=n_jobs) if records is None else records
+    summ = summarize(records)
     tasks = list(dict.fromkeys(r["task"] for r in records))
     methods = list(dict.fromkeys(r["method"] for r in records))
-    cell = {(r["task"], r["method"]): r for r in records}
     rows = []
     for m in methods:
         row = [m]
         for t in tasks:
-            r = cell.get((t, m))
-            row.append("" if r is None else f"{r['ari_free']:.2f} / {r['ari_best']:.2f}")
-        times = [cell[(t, m)]["time"] for t in tasks if (t, m) in cell]
-        row.append(float(np.mean(times)))
+            c = summ.get((t, m))
+            row.append("" if c is None else
+                       f"{c['free'][0]:.2f} ± {c['free'][1]:.2f} ({c['best'][0]:.2f})")
         rows.append(row)
-    return Table(rows, ["method"] + tasks + ["mean s / fit"], floatfmt=".3f",
-                 title="ARI: label-free selection / best grid point")
+    return Table(rows, ["method"] + tasks,
+                 title="ARI, label-free choice: mean ± sd over seeds (best grid point)")
 
 
-def scaling(sizes, methods=None, *, max_seconds=20.0, random_state=0):
-    """Fit time of every method vs n on moons (binary), measured in one run.
+def scaling(sizes, *, methods=None, max_n=None, max_seconds=np.inf, repeats=1, memory=None,
+            random_state=0, progress=None):
+    """Fit time of every method vs n on the moons, measured in one run.
 
-    A method is not run at larger n once one fit took longer than ``max_seconds``.
+    Every method runs at the middle of its grid (computed before the timing); methods
+    without a grid run once. A method is not run at larger n once one fit took longer than
+    ``max_seconds``.
 
     Returns
     -------
-    times : dict ``{method: [(n, seconds), ...]}``
+    list of dict
+        ``n``, ``method``, ``seconds``, ``peak_mb``, ``memory``, ``skipped``.
     """
-    methods = list(METHODS) if methods is None else list(methods)
-    times = {}
-    for m in methods:
-        fn, kind, _ = METHODS[m]
-        times[m] = []
-        for n in sizes:
-            X, y, k = load_task("moons", n, random_state)
-            grid = _grid(kind, X, False)
-            p = grid[len(grid) // 2]
-            t0 = time.perf_counter()
+    methods = list(METHODS) if methods is None else _check_names("method(s)", methods, METHODS)
+
+    def make_data(n):
+        X, y, k = load_task("moons", random_state, int(n))
+        ests = {}
+        for m in methods:
+            est, grid = METHODS[m][0](X, k, random_state)
+            if grid:
+                name, values = next(iter(grid.items()))
+                est.set_params(**{name: values[len(values) // 2]})
+            ests[m] = est
+        return X, ests
+
+    def runner(m):
+        def run(data):
+            X, ests = data
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                fn(k, p, random_state, X)
-            t = time.perf_counter() - t0
-            times[m].append((n, t))
-            if t > max_seconds:
-                break
-    return times
+                return _fit_labels(ests[m], X)
+        return run
+
+    return _measure.scaling(
+        sizes, {m: runner(m) for m in methods}, make_data, max_n=max_n,
+        max_seconds=max_seconds, repeats=repeats, memory=memory, progress=progress,
+    )
 
 
-TABLES = {"comparison": cached("comparison")(comparison_table)}
+TABLES = {"comparison": cached("comparison")(comparison)}

@@ -19,58 +19,32 @@ L. ``full=True``: 5 seeds (hidden layers and k-means runs) averaged, every L of 
 from __future__ import annotations
 
 import itertools
+import numbers
 import time
 
 import numpy as np
 from sklearn.cluster import KMeans
 
-from .. import datasets
 from ..emmc import EMMC, ELMRidge, hidden_layer
 from ..metrics import clustering_accuracy, clustering_error
-from ..report import Table
-from . import best_time, cached
+from .cache import cached
+from .measure import best_time
+from .parallel import map_tasks
+from .registry import PAPER, PaperTable, load, stand_in
 
 __all__ = [
     "PAIRS",
-    "PAPER_TABLE1",
-    "PAPER_TABLE2",
-    "PAPER_TABLE3",
-    "table1",
-    "table2",
-    "table3",
+    "emmc_table1",
+    "emmc_table2",
+    "emmc_table3",
     "sensitivity",
     "numbering_dependence",
     "timing_study",
     "TABLES",
 ]
 
+_SOURCE = "zhang_emmc"
 PAIRS = list(itertools.combinations(range(10), 2))  # the 45 two-class tasks
-
-# Table 1 of the paper: mean clustering error (%) and CPU time (s) over the 45 tasks.
-PAPER_TABLE1 = {
-    "Random only": (48.21, 0.001),
-    "Random + EMMC": (26.37, 11.06),
-    "KM only": (3.49, 0.025),
-    "KM + EMMC": (1.84, 1.69),
-}
-# Tables 2-3: L -> (single-output Acc %, time s, multi-output Acc %, time s).
-PAPER_TABLE2 = {  # LetterABCD
-    100: (40.17, 3.36, 40.86, 3.79),
-    150: (56.35, 4.70, 56.25, 5.58),
-    200: (60.74, 6.27, 61.44, 7.36),
-    300: (68.25, 13.32, 68.73, 14.86),
-    500: (69.67, 19.68, 70.85, 22.52),
-    1000: (71.53, 103.76, 71.72, 109.69),
-}
-PAPER_TABLE3 = {  # USPS
-    200: (42.65, 30.51, 41.31, 32.62),
-    400: (75.29, 87.90, 75.54, 92.11),
-    600: (87.38, 190.56, 87.74, 196.885),
-    800: (92.26, 342.21, 92.45, 350.875),
-    1000: (94.47, 536.61, 94.89, 547.045),
-    1200: (94.75, 742.05, 95.03, 754.705),
-    1500: (95.11, 1173.06, 95.57, 1188.76),
-}
 
 N_HIDDEN = 200
 BALANCE = 0.1
@@ -88,53 +62,71 @@ def _timed_fit(model, X):
     return model, time.perf_counter() - t0
 
 
-@cached("emmc_table1")
-def table1(full=False, progress=None):
+def _pair(pair):
+    """The registered digit pair ``(a, b)``: all its samples, pixels / 16."""
+    return load(f"digits {pair[0]} vs {pair[1]}")
+
+
+# (name, paper key, init, C, n_init) of the schemes of Table 1
+_SCHEMES = [
+    ("Random only", "Random only", "random", None, 1),
+    ("Random + EMMC", "Random + EMMC", "random", 1.0, 1),
+    ("Random + EMMC", "Random + EMMC", "random", 1e-3, 1),
+    ("Random + EMMC", "Random + EMMC", "random", 1e-3, 5),
+    ("KM only", "KM only", "kmeans", None, 1),
+    ("KM + EMMC", "KM + EMMC", "kmeans", 1.0, 1),
+    ("KM + EMMC", "KM + EMMC", "kmeans", 0.1, 1),
+]
+
+
+def _table1_task(task):
+    """Every scheme of Table 1 on one digit pair: ``task = (seed, pair)``.
+
+    Returns ``(errors %, seconds)``, one entry per scheme of ``_SCHEMES``.
+    """
+    seed, pair = task
+    X, y = _pair(pair)
+    km, t_km = _kmeans(X, 2, seed)
+    rng = np.random.RandomState(seed)
+    t0 = time.perf_counter()
+    rand = rng.randint(2, size=X.shape[0])
+    t_rand = time.perf_counter() - t0
+    errs, times = [], []
+    for _, _, init, C, n_init in _SCHEMES:
+        if C is None:
+            labels, t = (rand, t_rand) if init == "random" else (km, t_km)
+        elif init == "random":
+            model, t = _timed_fit(
+                EMMC(n_hidden=N_HIDDEN, C=C, balance=BALANCE, init="random", n_init=n_init,
+                     random_state=seed), X)
+            labels = model.labels_
+        else:
+            model, t = _timed_fit(
+                EMMC(n_hidden=N_HIDDEN, C=C, balance=BALANCE, init=km, random_state=seed), X)
+            labels, t = model.labels_, t + t_km
+        errs.append(100 * clustering_error(y, labels))
+        times.append(t)
+    return errs, times
+
+
+@cached("emmc_table1", timings=["mmcedu time s"])
+def emmc_table1(full=False, progress=None, n_jobs=None):
     """Table 1: mean clustering error (%) and time over the 45 digit-pair tasks.
 
-    Returns a :class:`~mmcedu.report.Table` with columns ``scheme | C | restarts | paper |
+    Every (seed, pair) is an independent task (:func:`mmcedu.experiments.parallel.map_tasks`,
+    ``n_jobs`` at a time; the errors do not depend on ``n_jobs``, the times are measured
+    while the other jobs run). The time column is not cached
+    (:mod:`mmcedu.experiments.cache`).
+
+    Returns a :class:`~mmcedu.experiments.registry.PaperTable` with columns ``scheme | C | restarts | paper |
     mmcedu | paper time s | mmcedu time s | note`` (errors in %, times per task).
     """
     seeds = range(5) if full else range(1)
-    schemes = [
-        # (name, paper key, init, C, n_init)
-        ("Random only", "Random only", "random", None, 1),
-        ("Random + EMMC", "Random + EMMC", "random", 1.0, 1),
-        ("Random + EMMC", "Random + EMMC", "random", 1e-3, 1),
-        ("Random + EMMC", "Random + EMMC", "random", 1e-3, 5),
-        ("KM only", "KM only", "kmeans", None, 1),
-        ("KM + EMMC", "KM + EMMC", "kmeans", 1.0, 1),
-        ("KM + EMMC", "KM + EMMC", "kmeans", 0.1, 1),
-    ]
-    err = np.zeros((len(schemes), len(seeds), len(PAIRS)))
-    tim = np.zeros_like(err)
-    total, done = len(seeds) * len(PAIRS), 0
-    for s_i, seed in enumerate(seeds):
-        for p_i, pair in enumerate(PAIRS):
-            X, y = datasets.digits(classes=pair, scale=True)
-            km, t_km = _kmeans(X, 2, seed)
-            rng = np.random.RandomState(seed)
-            t0 = time.perf_counter()
-            rand = rng.randint(2, size=X.shape[0])
-            t_rand = time.perf_counter() - t0
-            for j, (_, _, init, C, n_init) in enumerate(schemes):
-                if C is None:
-                    labels, t = (rand, t_rand) if init == "random" else (km, t_km)
-                elif init == "random":
-                    model, t = _timed_fit(
-                        EMMC(n_hidden=N_HIDDEN, C=C, balance=BALANCE, init="random",
-                             n_init=n_init, random_state=seed), X)
-                    labels = model.labels_
-                else:
-                    model, t = _timed_fit(
-                        EMMC(n_hidden=N_HIDDEN, C=C, balance=BALANCE, init=km,
-                             random_state=seed), X)
-                    labels, t = model.labels_, t + t_km
-                err[j, s_i, p_i] = 100 * clustering_error(y, labels)
-                tim[j, s_i, p_i] = t
-            done += 1
-            if progress is not None:
-                progress(done, total)
+    tasks = [(seed, pair) for seed in seeds for pair in PAIRS]
+    results = map_tasks(_table1_task, tasks, n_jobs=n_jobs, progress=progress)
+    # (scheme, seed, pair)
+    err = np.array([r[0] for r in results]).T.reshape(len(_SCHEMES), len(seeds), len(PAIRS))
+    tim = np.array([r[1] for r in results]).T.reshape(len(_SCHEMES), len(seeds), len(PAIRS))
     notes = {
         0: "uniform random labels",
         1: "C as for KM + EMMC: random labels are fitted, little changes",
@@ -145,18 +137,19 @@ def table1(full=False, progress=None):
         6: "smaller C: a smoother ELM",
     }
     rows = []
-    for j, (name, key, _, C, n_init) in enumerate(schemes):
+    paper = PAPER[_SOURCE]["Table 1"]
+    for j, (name, key, _, C, n_init) in enumerate(_SCHEMES):
         rows.append([
             name,
             "-" if C is None else f"{C:g}",
             n_init,
-            PAPER_TABLE1[key][0],
+            paper[key]["error"],
             float(err[j].mean()),
-            PAPER_TABLE1[key][1],
+            paper[key]["time"],
             float(tim[j].mean()),
             notes[j] + ("" if full else "; quick: 1 seed"),
         ])
-    table = Table(
+    table = PaperTable(
         rows,
         ["scheme", "C", "restarts", "paper", "mmcedu", "paper time s", "mmcedu time s", "note"],
         floatfmt=".4g",
@@ -168,32 +161,45 @@ def table1(full=False, progress=None):
     return table
 
 
-def _single_vs_multi(X, y, Ls, paper, seeds, C, progress, stand_in):
+def _kmeans_task(task):
+    """k-means labels and time: ``task = (registered data set, seed)``."""
+    data, seed = task
+    X, y = load(data)
+    return _kmeans(X, len(np.unique(y)), seed)
+
+
+def _single_multi_task(task):
+    """Accuracy (%) and time of one EMMC fit: ``task = (data set, L, output, C, km labels, seed)``."""
+    data, L, output, C, km, seed = task
+    X, y = load(data)
     k = len(np.unique(y))
+    model, t = _timed_fit(
+        EMMC(k, n_hidden=L, C=C, balance=BALANCE, init=km, output=output, random_state=seed), X)
+    return 100 * clustering_accuracy(y, model.labels_), t
+
+
+def _single_vs_multi(data, Ls, paper, seeds, C, progress, stand_in, n_jobs):
+    X, y = load(data)
+    kms = map_tasks(_kmeans_task, [(data, seed) for seed in seeds], n_jobs=n_jobs)
+    km_acc = [100 * clustering_accuracy(y, km) for km, _ in kms]
+    tasks = [(s_i, L_i, o_i, (data, L, output, C, kms[s_i][0], seed))
+             for s_i, seed in enumerate(seeds) for L_i, L in enumerate(Ls)
+             for o_i, output in enumerate(("single", "multi"))]
+    results = map_tasks(_single_multi_task, [t[3] for t in tasks], n_jobs=n_jobs,
+                        progress=progress)
     acc = np.zeros((len(Ls), 2, len(seeds)))
     tim = np.zeros_like(acc)
-    km_acc = []
-    total, done = len(Ls) * len(seeds), 0
-    for s_i, seed in enumerate(seeds):
-        km, t_km = _kmeans(X, k, seed)
-        km_acc.append(100 * clustering_accuracy(y, km))
-        for L_i, L in enumerate(Ls):
-            for o_i, output in enumerate(("single", "multi")):
-                model, t = _timed_fit(
-                    EMMC(k, n_hidden=L, C=C, balance=BALANCE, init=km, output=output,
-                         random_state=seed), X)
-                acc[L_i, o_i, s_i] = 100 * clustering_accuracy(y, model.labels_)
-                tim[L_i, o_i, s_i] = t + t_km
-            done += 1
-            if progress is not None:
-                progress(done, total)
+    for (s_i, L_i, o_i, _), (a, t) in zip(tasks, results):
+        acc[L_i, o_i, s_i] = a
+        tim[L_i, o_i, s_i] = t + kms[s_i][1]
     note = f"{stand_in}; k-means alone {np.mean(km_acc):.1f} %; C = {C:g}"
     rows = []
     for L_i, L in enumerate(Ls):
         p = paper[L]
         rows.append([
-            L, p[0], p[2], float(acc[L_i, 0].mean()), float(acc[L_i, 1].mean()),
-            p[1], p[3], float(tim[L_i, 0].mean()), float(tim[L_i, 1].mean()), note,
+            L, p["single"], p["multi"], float(acc[L_i, 0].mean()), float(acc[L_i, 1].mean()),
+            p["single time"], p["multi time"], float(tim[L_i, 0].mean()),
+            float(tim[L_i, 1].mean()), note,
         ])
     headers = [
         "L", "paper single", "paper multi", "mmcedu single", "mmcedu multi",
@@ -207,30 +213,39 @@ _SINGLE_MULTI_PAIRS = [("paper single", "mmcedu single", "one output"),
                        ("paper multi", "mmcedu multi", "one output per cluster")]
 
 
-@cached("emmc_table2")
-def table2(full=False, progress=None):
-    """Table 2 shape: accuracy (%) vs L, one vs 4 outputs, digits 1-4 (for LetterABCD)."""
-    X, y = datasets.digits(classes=(1, 2, 3, 4), scale=True)
-    Ls = list(PAPER_TABLE2) if full else [100, 300, 1000]
+_TIMES = ["time single s", "time multi s"]
+
+
+@cached("emmc_table2", timings=_TIMES)
+def emmc_table2(full=False, progress=None, n_jobs=None):
+    """Table 2 shape: accuracy (%) vs L, one vs 4 outputs, digits 1-4 (for LetterABCD).
+
+    Every (seed, L, output) is an independent fit (``n_jobs`` at a time); the time columns
+    are not cached.
+    """
+    data, note = stand_in(_SOURCE, "LetterABCD")
+    paper = PAPER[_SOURCE]["Table 2"]
+    Ls = list(paper) if full else [100, 300, 1000]
     seeds = range(5) if full else range(1)
-    rows, headers = _single_vs_multi(
-        X, y, Ls, PAPER_TABLE2, seeds, 1.0, progress, "digits 1-4 stand in for LetterABCD"
-    )
-    return Table(rows, headers, floatfmt=".4g",
+    rows, headers = _single_vs_multi(data, Ls, paper, seeds, 1.0, progress, note, n_jobs)
+    return PaperTable(rows, headers, floatfmt=".4g",
                  pairs=_SINGLE_MULTI_PAIRS,
                  title="Table 2: accuracy (%) vs L, 4 clusters (single vs multi output)")
 
 
-@cached("emmc_table3")
-def table3(full=False, progress=None):
-    """Table 3 shape: accuracy (%) vs L, one vs 10 outputs, all ten digits (for USPS)."""
-    X, y = datasets.digits(scale=True)
-    Ls = list(PAPER_TABLE3) if full else [200, 1000]
+@cached("emmc_table3", timings=_TIMES)
+def emmc_table3(full=False, progress=None, n_jobs=None):
+    """Table 3 shape: accuracy (%) vs L, one vs 10 outputs, all ten digits (for USPS).
+
+    Every (seed, L, output) is an independent fit (``n_jobs`` at a time); the time columns
+    are not cached.
+    """
+    data, note = stand_in(_SOURCE, "USPS")
+    paper = PAPER[_SOURCE]["Table 3"]
+    Ls = list(paper) if full else [200, 1000]
     seeds = range(5) if full else range(1)
-    rows, headers = _single_vs_multi(
-        X, y, Ls, PAPER_TABLE3, seeds, 1.0, progress, "all 10 digits stand in for USPS"
-    )
-    return Table(rows, headers, floatfmt=".4g",
+    rows, headers = _single_vs_multi(data, Ls, paper, seeds, 1.0, progress, note, n_jobs)
+    return PaperTable(rows, headers, floatfmt=".4g",
                  pairs=_SINGLE_MULTI_PAIRS,
                  title="Table 3: accuracy (%) vs L, 10 clusters (single vs multi output)")
 
@@ -238,15 +253,31 @@ def table3(full=False, progress=None):
 _KM_CACHE: dict = {}
 
 
-def _pair_data(pair, seed):
+def _pair_with_kmeans(pair, seed):
+    """A digit pair and its k-means labels (cached: the sensitivity curves reuse them)."""
     key = (pair, seed)
     if key not in _KM_CACHE:
-        X, y = datasets.digits(classes=pair, scale=True)
+        X, y = _pair(pair)
         _KM_CACHE[key] = (X, y, _kmeans(X, 2, seed)[0])
     return _KM_CACHE[key]
 
 
-def sensitivity(param, values, *, pairs=None, seed=0, **params):
+_SENSITIVITY_PARAMS = ("C", "n_hidden", "balance")
+
+
+def _sensitivity_task(task):
+    """KM + EMMC errors (%) on one pair for every value: ``task = (pair, seed, param, values, base)``."""
+    pair, seed, param, values, base = task
+    X, y, km = _pair_with_kmeans(pair, seed)
+    errs = []
+    for v in values:
+        kw = dict(base, **{param: v})
+        model = EMMC(init=km, random_state=seed, **kw).fit(X)
+        errs.append(100 * clustering_error(y, model.labels_))
+    return 100 * clustering_error(y, km), errs
+
+
+def sensitivity(param, values, *, pairs=None, seed=0, n_jobs=None, **params):
     """Mean KM + EMMC error (%) over digit pairs as one parameter varies.
 
     Parameters
@@ -255,6 +286,9 @@ def sensitivity(param, values, *, pairs=None, seed=0, **params):
     values : sequence
     pairs : list of (int, int), default=PAIRS (all 45 tasks)
     seed : int
+    n_jobs : int, default=None
+        Pairs processed at the same time (:func:`mmcedu.experiments.parallel.map_tasks`); the
+        result does not depend on it.
     **params
         Other EMMC parameters (defaults: ``C=0.1, n_hidden=200, balance=0.1``).
 
@@ -265,52 +299,65 @@ def sensitivity(param, values, *, pairs=None, seed=0, **params):
     km_error : float
         Mean clustering error (%) of the k-means labels it starts from.
     """
-    pairs = PAIRS if pairs is None else pairs
+    if param not in _SENSITIVITY_PARAMS:
+        raise ValueError(f"param must be one of {_SENSITIVITY_PARAMS}; got {param!r}.")
+    pairs = PAIRS if pairs is None else [tuple(p) for p in pairs]
+    values = list(values)
+    if not pairs or not values:
+        raise ValueError(
+            f"sensitivity needs at least one pair and one value; got pairs={pairs!r}, "
+            f"values={values!r}."
+        )
+    bad = [p for p in pairs if len(p) != 2 or not set(p) <= set(range(10)) or p[0] == p[1]]
+    if bad:
+        raise ValueError(f"pairs must be pairs of two different digits 0..9; got {bad}.")
     base = {"C": 0.1, "n_hidden": N_HIDDEN, "balance": BALANCE}
     base.update(params)
+    tasks = [(pair, seed, param, values, base) for pair in pairs]
+    results = map_tasks(_sensitivity_task, tasks, n_jobs=n_jobs)
     errors = np.zeros(len(values))
     km_err = []
-    for pair in pairs:
-        X, y, km = _pair_data(tuple(pair), seed)
-        km_err.append(100 * clustering_error(y, km))
-        for i, v in enumerate(values):
-            kw = dict(base, **{param: v})
-            model = EMMC(init=km, random_state=seed, **kw).fit(X)
-            errors[i] += 100 * clustering_error(y, model.labels_) / len(pairs)
+    for km_e, errs in results:  # summed in the order of the pairs, as a serial loop would
+        km_err.append(km_e)
+        for i, e in enumerate(errs):
+            errors[i] += e / len(pairs)
     return errors, float(np.mean(km_err))
 
 
-def numbering_dependence(classes=None, *, n_perm=6, n_hidden=1000, C=1.0, seed=0):
+def numbering_dependence(data="digits", *, n_perm=6, n_hidden=1000, C=1.0, seed=0, n_jobs=None):
     """Accuracy (%) of one-output and m-output EMMC started from the same k-means partition
     under ``n_perm`` random renumberings of its clusters.
 
     One output regresses the integer ids 1..m, so renaming the clusters changes the
     problem; m outputs (one-hot targets) are equivariant to the renaming.
 
+    Parameters
+    ----------
+    data : str, default="digits"
+        A registered data set (:data:`mmcedu.experiments.registry.DATASETS`).
+    n_jobs : int, default=None
+        Fits run at the same time (:func:`mmcedu.experiments.parallel.map_tasks`); the result
+        does not depend on it.
+
     Returns
     -------
     single, multi : ndarray of shape (n_perm,)
     km_accuracy : float
     """
-    X, y = datasets.digits(classes=classes, scale=True)
+    if isinstance(n_perm, bool) or not isinstance(n_perm, numbers.Integral) or n_perm < 1:
+        raise ValueError(f"n_perm must be a positive integer; got {n_perm!r}.")
+    X, y = load(data)
     k = len(np.unique(y))
     km, _ = _kmeans(X, k, seed)
     rng = np.random.RandomState(seed)
-    single, multi = np.zeros(n_perm), np.zeros(n_perm)
-    for i in range(n_perm):
-        perm = np.arange(k) if i == 0 else rng.permutation(k)
-        for out, acc in (("single", single), ("multi", multi)):
-            model = EMMC(k, n_hidden=n_hidden, C=C, balance=BALANCE, init=perm[km],
-                         output=out, random_state=seed).fit(X)
-            acc[i] = 100 * clustering_accuracy(y, model.labels_)
-    return single, multi, 100 * clustering_accuracy(y, km)
+    perms = [np.arange(k) if i == 0 else rng.permutation(k) for i in range(n_perm)]
+    tasks = [(data, n_hidden, out, C, perm[km], seed) for perm in perms for out in ("single", "multi")]
+    acc = np.array([a for a, _ in map_tasks(_single_multi_task, tasks, n_jobs=n_jobs)])
+    return acc[0::2], acc[1::2], 100 * clustering_accuracy(y, km)
 
 
 def _sample(n, seed):
-    X, _ = datasets.digits(scale=True)
-    rng = np.random.RandomState(seed)
-    idx = rng.choice(X.shape[0], n, replace=n > X.shape[0])
-    return np.clip(X[idx] + 0.01 * rng.standard_normal((n, X.shape[1])), 0, 1)
+    return load("digits (resampled, noisy)", n, seed)[0]
 
 
 def timing_study(ns=(250, 500, 1000, 2000), Ls=(50, 100, 200, 400, 800), *, n_fixed=500,
@@ -349,4 +396,4 @@ def timing_study(ns=(250, 500, 1000, 2000), Ls=(50, 100, 200, 400, 800), *, n_fi
     return out
 
 
-TABLES = {"emmc_table1": table1, "emmc_table2": table2, "emmc_table3": table3}
+TABLES = {"emmc_table1": emmc_table1, "emmc_table2": emmc_table2, "emmc_table3": emmc_table3}

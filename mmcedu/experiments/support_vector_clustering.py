@@ -8,79 +8,60 @@ The slides have no numeric result tables; they state
   (slides 39, 42-44), with the complexity table of slide 41:
   complete graph ``O(N^2 N_sv m)``, cone ``O(N N_sv)``.
 
-:func:`qlist_table` puts our q-list lengths beside the estimate, :func:`labeling_table` the
-adjusted Rand index of both labelings over the q-list (moons, circles, blobs, iris) and
-:func:`complexity_table` the slide-41 complexities beside measured labeling times.
+:func:`svc_qlist` puts our q-list lengths (:func:`mmcedu.support_vector_clustering.gamma_path`)
+beside the estimate, :func:`svc_labeling` the adjusted Rand index of both labelings over the
+q-list (moons, circles, blobs, iris) and :func:`svc_complexity` the slide-41 complexities
+beside measured labeling times.
 """
 
 from __future__ import annotations
 
-import functools
 import time
 
 import numpy as np
 
-from .. import datasets
 from ..metrics import adjusted_rand_score
-from ..report import Table
-from ..svc import SupportVectorClustering, cone_labels, q_list
-from . import cached
+from ..support_vector_clustering import SupportVectorClustering, cone_labels, gamma_path
+from .cache import cached
+from .parallel import map_tasks
+from .registry import DATASETS, PAPER, PaperTable, load
 
 __all__ = [
-    "DATASETS",
-    "load",
-    "qlist_ari",
-    "dataset_qlist_ari",
-    "qlist_table",
-    "labeling_table",
+    "DATA_SETS",
+    "gamma_path_ari",
+    "dataset_gamma_path_ari",
+    "svc_qlist",
+    "svc_labeling",
     "labeling_times",
-    "complexity_table",
+    "svc_complexity",
     "TABLES",
 ]
 
+_SOURCE = "lee2007cone"
 #: Slide 29: "89% accuracy w.r.t. the actual q-list length for all datasets considered".
-PAPER_QLIST_ACCURACY = 0.89
-
+_QLIST_ACCURACY = PAPER[_SOURCE]["slide 29"]["q-list length estimate"]["accuracy"]
 #: Slide 41, row "TOTAL".
-PAPER_COMPLEXITY = {"complete_graph": "O(N^2 Nsv m)", "cone": "O(N Nsv)"}
+_COMPLEXITY = PAPER[_SOURCE]["slide 41"]["TOTAL"]
 
-#: Data sets of the chapter (stand-ins: the slides' 2-D sets are not public).
-DATASETS = {
-    "moons": "two moons, N = 200, noise 0.05",
-    "circles": "two circles, N = 200, noise 0.03",
-    "blobs": "three blobs, N = 200, std 0.5",
-    "iris": "iris, N = 150, 4-D, raw features",
-}
+#: Data sets of the chapter (registered names; the slides' 2-D sets are not public).
+DATA_SETS = ("moons (noise 0.05)", "two circles (noise 0.03)", "blobs (std 0.5)", "iris")
 
 
-def load(name):
-    """The chapter's version of a data set: ``(X, y)``."""
-    if name == "moons":
-        return datasets.moons(200, noise=0.05, random_state=0)
-    if name == "circles":
-        return datasets.two_circles(200, noise=0.03, random_state=0)
-    if name == "blobs":
-        return datasets.blobs(200, cluster_std=0.5, random_state=0)
-    if name == "iris":
-        return datasets.iris()
-    raise ValueError(f"Unknown data set {name!r}; choose one of {sorted(DATASETS)}.")
-
-
-def qlist_ari(X, y, *, C=1.0, labelings=("complete_graph", "cone"), n_segment_points=10):
-    """Fit both labelings at every q of :func:`~mmcedu.svc.q_list`.
+def gamma_path_ari(X, y, *, C=1.0, labelings=("complete_graph", "cone"), n_segment_points=10):
+    """Fit both labelings at every gamma of :func:`~mmcedu.support_vector_clustering.gamma_path`.
 
     Returns
     -------
-    ql : QList
+    path : GammaPath
     result : dict
         ``result[labeling]`` is a dict of arrays ``ari``, ``n_clusters``, ``time`` (labeling
-        seconds), one entry per q.
+        seconds), one entry per gamma.
     """
-    ql = q_list(X, C=C)
+    path = gamma_path(X, C=C)
     result = {}
     for lab in labelings:
         ari, k, t = [], [], []
-        for q in ql.q:
+        for q in path.gamma:
             m = SupportVectorClustering(
                 gamma=q, C=C, labeling=lab, n_segment_points=n_segment_points
             ).fit(X)
@@ -88,34 +69,52 @@ def qlist_ari(X, y, *, C=1.0, labelings=("complete_graph", "cone"), n_segment_po
             k.append(m.n_clusters_)
             t.append(m.labeling_time_)
         result[lab] = {"ari": np.array(ari), "n_clusters": np.array(k), "time": np.array(t)}
-    return ql, result
+    return path, result
 
 
-@functools.lru_cache(maxsize=None)
-def dataset_qlist_ari(name, n_segment_points=10):
-    """:func:`qlist_ari` on a named data set of :data:`DATASETS` (cached per session)."""
+_PATHS = {}
+
+
+def _path_task(task):
+    name, n_segment_points = task
     X, y = load(name)
-    return qlist_ari(X, y, n_segment_points=n_segment_points)
+    return gamma_path_ari(X, y, n_segment_points=n_segment_points)
+
+
+def dataset_gamma_path_ari(name, n_segment_points=10):
+    """:func:`gamma_path_ari` on a registered data set (cached per process)."""
+    key = (name, n_segment_points)
+    if key not in _PATHS:
+        _PATHS[key] = _path_task(key)
+    return _PATHS[key]
+
+
+def _gamma_paths(names, n_segment_points, n_jobs=None, progress=None):
+    """:func:`dataset_gamma_path_ari` of several data sets, one task each (``n_jobs`` at a time)."""
+    todo = [(n, n_segment_points) for n in names if (n, n_segment_points) not in _PATHS]
+    for key, res in zip(todo, map_tasks(_path_task, todo, n_jobs=n_jobs, progress=progress)):
+        _PATHS[key] = res
+    return [_PATHS[(n, n_segment_points)] for n in names]
+
+
+def _qlist_row(name):
+    X, _ = load(name)
+    path = gamma_path(X)
+    ratio = len(path.gamma) / path.estimated_length
+    return [name, "—", ratio, round(path.estimated_length, 2), len(path.gamma),
+            "mmcedu: actual / estimated length (our secant step is a reconstruction); the "
+            f"slides claim {_QLIST_ACCURACY:.0%} accuracy for the estimate on their own "
+            "data sets without defining the measure, so there is no paper cell to compare"]
 
 
 @cached("svc_qlist")
-def qlist_table(full=False, progress=None):
-    """q-list length: the slides' estimate beside the length our secant-like list takes."""
-    names = list(DATASETS)
-    rows = []
-    for i, name in enumerate(names):
-        X, _ = load(name)
-        ql = q_list(X)
-        ratio = len(ql.q) / ql.estimated_length
-        rows.append(
-            [name, "—", ratio, round(ql.estimated_length, 2), len(ql.q),
-             "mmcedu: actual / estimated length (our secant step is a reconstruction); the "
-             f"slides claim {PAPER_QLIST_ACCURACY:.0%} accuracy for the estimate on their own "
-             "data sets without defining the measure, so there is no paper cell to compare"]
-        )
-        if progress is not None:
-            progress(i + 1, len(names))
-    return Table(
+def svc_qlist(full=False, progress=None, n_jobs=None):
+    """q-list length: the slides' estimate beside the length our secant-like list takes.
+
+    One task per data set (``n_jobs`` at a time).
+    """
+    rows = map_tasks(_qlist_row, DATA_SETS, n_jobs=n_jobs, progress=progress)
+    return PaperTable(
         rows,
         ["data set", "paper", "mmcedu", "estimate", "actual length", "note"],
         floatfmt=".2f",
@@ -124,31 +123,29 @@ def qlist_table(full=False, progress=None):
 
 
 @cached("svc_labeling")
-def labeling_table(full=False, progress=None):
+def svc_labeling(full=False, progress=None, n_jobs=None):
     """Best ARI over the q-list for the complete graph and the cone labeling.
 
     Also the first q on the list where each labeling reaches its best ARI, and the ratio of
     those q (the cone labeling is coarser: it needs a larger q for the same partition).
-    ``full=True`` uses ``m = 20`` segment points (Ben-Hur et al.) instead of 10.
+    ``full=True`` uses ``m = 20`` segment points (Ben-Hur et al.) instead of 10. One task
+    per data set (``n_jobs`` at a time).
     """
     m = 20 if full else 10
-    names = list(DATASETS)
     rows = []
-    for i, name in enumerate(names):
-        ql, res = dataset_qlist_ari(name, m)
+    for name, (path, res) in zip(DATA_SETS, _gamma_paths(DATA_SETS, m, n_jobs, progress)):
         row = [name, "—"]
         first = {}
         for lab in ("complete_graph", "cone"):
             a = res[lab]["ari"]
             j = int(np.flatnonzero(a >= a.max() - 1e-12)[0])
-            first[lab] = ql.q[j]
-            row += [float(a.max()), float(ql.q[j])]
+            first[lab] = path.gamma[j]
+            row += [float(a.max()), float(path.gamma[j])]
         row += [first["cone"] / first["complete_graph"],
-                f"{DATASETS[name]}; the slides give figures only, no ARI (slides 32, 39)"]
+                f"{DATASETS[name].description}; the slides give figures only, no ARI "
+                "(slides 32, 39)"]
         rows.append(row)
-        if progress is not None:
-            progress(i + 1, len(names))
-    return Table(
+    return PaperTable(
         rows,
         ["data set", "paper", "mmcedu", "q (CG)", "mmcedu cone", "q (cone)", "q ratio", "note"],
         floatfmt=".3g",
@@ -161,7 +158,7 @@ def labeling_times(sizes=(200, 500, 1000, 2000), *, q=None, repeats=1, n_segment
     """Measure SVDD solve time and labeling time (complete graph, cone) on two moons.
 
     The data are two moons with ``N`` points; ``q`` defaults to a value where both labelings
-    find the two moons (:func:`labeling_table`), fixed across ``N`` so that the number of
+    find the two moons (:func:`svc_labeling`), fixed across ``N`` so that the number of
     support vectors stays roughly constant.
 
     Returns
@@ -174,7 +171,7 @@ def labeling_times(sizes=(200, 500, 1000, 2000), *, q=None, repeats=1, n_segment
     q = 100.0 if q is None else q
     rows = []
     for i, n in enumerate(sizes):
-        X, _ = datasets.moons(n, noise=0.05, random_state=0)
+        X, _ = load("moons (noise 0.05)", n)
         cg = SupportVectorClustering(gamma=q, labeling="complete_graph",
                                      n_segment_points=n_segment_points).fit(X)
         best = {"solve": cg.solve_time_, "complete_graph": cg.labeling_time_, "cone": np.inf}
@@ -187,9 +184,8 @@ def labeling_times(sizes=(200, 500, 1000, 2000), *, q=None, repeats=1, n_segment
             t0 = time.perf_counter()
             cone_labels(X, V, q, cg.radius_squared_)
             best["cone"] = min(best["cone"], time.perf_counter() - t0)
-        mdl = cg
         rows.append({
-            "N": n, "n_support": len(mdl.support_), **best,
+            "N": n, "n_support": len(cg.support_), **best,
             "ratio": best["complete_graph"] / best["cone"],
             "predicted": n * n_segment_points,
         })
@@ -198,11 +194,12 @@ def labeling_times(sizes=(200, 500, 1000, 2000), *, q=None, repeats=1, n_segment
     return rows
 
 
-@cached("svc_complexity")
-def complexity_table(full=False, progress=None):
+@cached("svc_complexity", timings="all")
+def svc_complexity(full=False, progress=None, n_jobs=None):
     """The slide-41 complexity table beside measured labeling times.
 
-    Quick: N = 100, 200, 300; full: N = 200, 500, 1000, 2000.
+    Quick: N = 100, 200, 300; full: N = 200, 500, 1000, 2000. A measurement: never cached,
+    and always serial (``n_jobs`` is ignored: concurrent jobs would distort the times).
     """
     sizes = (200, 500, 1000, 2000) if full else (100, 200, 300)
     rows = []
@@ -210,11 +207,11 @@ def complexity_table(full=False, progress=None):
     for r in labeling_times(sizes, repeats=1 if full else 3, progress=progress):
         rows.append([
             r["N"],
-            f"{PAPER_COMPLEXITY['complete_graph']} / {PAPER_COMPLEXITY['cone']} = O(N m)",
+            f"{_COMPLEXITY['complete graph']} / {_COMPLEXITY['cone']} = O(N m)",
             r["ratio"], r["predicted"], r["n_support"], r["solve"], r["complete_graph"], r["cone"],
             "mmcedu = measured time ratio complete graph / cone labeling",
         ])
-    return Table(
+    return PaperTable(
         rows,
         ["N", "paper", "mmcedu", "N m", "N_sv", "SVDD solve (s)", "CG (s)", "cone (s)", "note"],
         floatfmt=".3g",
@@ -222,8 +219,4 @@ def complexity_table(full=False, progress=None):
     )
 
 
-TABLES = {
-    "svc_qlist": qlist_table,
-    "svc_labeling": labeling_table,
-    "svc_complexity": complexity_table,
-}
+TABLES = {"svc_qlist": svc_qlist, "svc_labeling": svc_labeling, "svc_complexity": svc_complexity}
