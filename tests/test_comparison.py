@@ -1,49 +1,117 @@
 """The common comparison protocol (mmcedu.experiments.comparison)."""
 
+import warnings
+
 import numpy as np
 import pytest
+from sklearn.base import clone
+from sklearn.cluster import DBSCAN
 
+from mmcedu import LabelFreeSearch
 from mmcedu.experiments import comparison
 from mmcedu.metrics import adjusted_rand_score
 
 
-def test_tasks_are_standardized_and_sized():
-    X, y, k = comparison.load_task("digits 1-4", 80)
-    assert X.shape == (80, 64) and k == 4 and np.bincount(y)[1:5].tolist() == [20] * 4
-    assert np.allclose(X.mean(0), 0, atol=1e-12)
-    for name, (k, _) in comparison.TASKS.items():
-        X, y, kk = comparison.load_task(name, 40)
-        assert kk == k == np.unique(y).size, name
+def test_tasks_are_sized_standardized_and_labelled():
+    for name, n, k in [("wine", 178, 3), ("iris", 150, 3), ("breast cancer", 200, 2),
+                       ("digits 1 vs 7", 200, 2), ("moons", 200, 2), ("digits 1-4", 200, 4)]:
+        X, y, kk = comparison.load_task(name, 1)
+        assert X.shape[0] == len(y) == n and kk == k == np.unique(y).size, name
+        assert np.allclose(X.mean(0), 0, atol=1e-10) and np.allclose(X.std(0), 1), name
+    # breast cancer: a stratified subsample (212:357 kept), another one for another seed
+    X0, y0, _ = comparison.load_task("breast cancer", 0)
+    X1, _, _ = comparison.load_task("breast cancer", 1)
+    assert np.bincount(y0).tolist() == [75, 125] and not np.allclose(X0, X1)
+    with pytest.raises(ValueError, match="Unknown task 'bogus'"):
+        comparison.load_task("bogus")
 
 
-def test_records_select_best_and_label_free_points():
-    recs = comparison.run_comparison(methods=["k-means", "spectral"], tasks=["two circles"], n_samples=60)
-    assert [r["method"] for r in recs] == ["k-means", "spectral"]
-    km, sp = recs
-    assert km["param_best"] is None and km["ari_best"] == km["ari_free"]  # no grid
-    # spectral: the best point is the grid point with the highest ARI, recomputed here
-    X, y, k = comparison.load_task("two circles", 60)
-    aris = [adjusted_rand_score(y, comparison._spectral(k, g, 0, X)) for g in comparison._grid("gamma", X, False)]
+def test_every_method_has_a_budget_of_at_most_g_points_and_a_rule():
+    X, y, k = comparison.load_task("moons", 0)
+    for m, (setup, criterion, *_) in comparison.METHODS.items():
+        est, grid = setup(X, k, 0)
+        if grid is None:
+            assert criterion is None, m
+            continue
+        (values,) = grid.values()
+        assert len(values) == comparison.GRID_SIZE, m
+        assert m in comparison.RULES and criterion, m
+    assert set(comparison.MMCEDU) == {"UMC-RLS", "EMMC", "SVC (cone)", "ensemble", "GMMC", "SDP MMC"}
+
+
+def test_records_hold_the_label_free_choice_and_the_best_grid_point():
+    recs = comparison.run_comparison(methods=["k-means", "spectral"], tasks=["two circles"],
+                                     n_samples=60, seeds=[0, 1])
+    assert [(r["method"], r["seed"]) for r in recs] == [("k-means", 0), ("k-means", 1),
+                                                        ("spectral", 0), ("spectral", 1)]
+    km, sp = recs[0], recs[2]
+    assert km["ari_best"] == km["ari_free"] and km["param_free"] == {}  # one fit, no choice
+    X, y, k = comparison.load_task("two circles", 0, 60)
+    est, grid = comparison.METHODS["spectral"][0](X, k, 0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        # the best grid point: the highest ARI of fits to all the data, recomputed here
+        aris = [adjusted_rand_score(y, clone(est).set_params(gamma=g).fit_predict(X)) for g in grid["gamma"]]
+        # the label-free choice: LabelFreeSearch with the method's rule, refitted
+        search = LabelFreeSearch(est, grid, criterion="eigengap", random_state=0).fit(X)
     assert sp["ari_best"] == pytest.approx(max(aris))
-    assert any(sp["ari_free"] == pytest.approx(a) for a in aris)
+    assert sp["param_free"] == search.best_params_
+    assert sp["ari_free"] == pytest.approx(adjusted_rand_score(y, search.labels_))
+    assert sp["ari_free"] <= sp["ari_best"] + 1e-12
+
+
+def test_a_search_that_refuses_to_choose_is_recorded_as_one_cluster(monkeypatch):
+    spec = list(comparison.METHODS["DBSCAN"])
+    spec[0] = lambda X, k, s: (DBSCAN(), {"eps": [50.0, 100.0]})  # one cluster everywhere
+    monkeypatch.setitem(comparison.METHODS, "DBSCAN", tuple(spec))
+    (rec,) = comparison.run_comparison(methods=["DBSCAN"], tasks=["moons"], n_samples=40, seeds=[0])
+    assert rec["refused"] and rec["ari_free"] == 0.0 and rec["k_free"] == 1 and rec["param_free"] is None
+    assert rec["ari_best"] == pytest.approx(0.0)
 
 
 def test_binary_only_methods_skip_multiclass_tasks():
-    recs = comparison.run_comparison(methods=["GMMC"], tasks=["iris", "moons"], n_samples=40)
+    recs = comparison.run_comparison(methods=["GMMC"], tasks=["iris", "moons"], n_samples=40, seeds=[0])
     assert [r["task"] for r in recs] == ["moons"]
 
 
-def test_table_layout():
+def test_quick_protocol_has_five_seeds_and_no_slow_methods():
+    assert comparison.N_SEEDS >= 5 and comparison.N >= 200
+    quick = [m for m, spec in comparison.METHODS.items() if spec[4]]
+    assert "SDP MMC" not in quick and "GMMC" not in quick and "UMC-RLS" in quick
+    assert set(comparison.TASKS_QUICK) <= set(comparison.TASKS)
+    assert {"iris", "wine", "breast cancer"} <= set(comparison.TASKS_QUICK) & set(comparison.REAL)
+
+
+def test_summary_and_table_layout():
     recs = [
-        {"task": "a", "method": "m", "ari_best": 0.9, "ari_free": 0.5, "error_free": 0.1, "time": 1.0,
-         "param_best": 1, "param_free": 2},
+        {"task": "a", "method": "m", "seed": s, "ari_best": 0.9, "ari_free": v, "time": 1.0}
+        for s, v in enumerate([0.4, 0.6])
     ]
-    t = comparison.comparison_table(records=recs)
-    assert t.headers == ["method", "a", "mean s / fit"] and t.rows == [["m", "0.50 / 0.90", 1.0]]
+    summ = comparison.summarize(recs)
+    assert summ["a", "m"]["free"] == pytest.approx((0.5, 0.1)) and summ["a", "m"]["n_seeds"] == 2
+    t = comparison.comparison(records=recs)
+    assert t.headers == ["method", "a"] and t.rows == [["m", "0.50 ± 0.10 (0.90)"]]
 
 
 def test_scaling_stops_a_method_past_the_time_limit():
-    times = comparison.scaling([30, 60, 90], methods=["k-means"], max_seconds=0.0)
-    assert [n for n, _ in times["k-means"]] == [30]
-    times = comparison.scaling([30, 60], methods=["k-means"], max_seconds=60.0)
-    assert [n for n, _ in times["k-means"]] == [30, 60]
+    runs = comparison.scaling([30, 60, 90], methods=["k-means"], max_seconds=0.0)
+    assert [(r["n"], r["skipped"]) for r in runs] == [(30, False), (60, True), (90, True)]
+    runs = comparison.scaling([30, 60], methods=["k-means", "UMC-RLS"], max_seconds=60.0)
+    assert [r["n"] for r in runs if not r["skipped"]] == [30, 30, 60, 60]
+    assert all(r["seconds"] > 0 for r in runs)
+
+
+def test_records_do_not_depend_on_the_number_of_jobs():
+    kw = dict(methods=["k-means", "EMMC", "UMC-RLS"], tasks=["moons", "two circles"], n_samples=40,
+              seeds=[0, 1])
+    one = comparison.run_comparison(**kw, n_jobs=1)
+    two = comparison.run_comparison(**kw, n_jobs=2)
+    drop = lambda recs: [{k: v for k, v in r.items() if k != "time"} for r in recs]  # noqa: E731
+    assert drop(one) == drop(two) and len(one) == 12
+
+
+def test_unknown_methods_and_tasks_are_named():
+    with pytest.raises(ValueError, match=r"Unknown method\(s\) \['bogus'\]; choose from \['k-means'"):
+        comparison.run_comparison(methods=["bogus"], tasks=["moons"], n_samples=20)
+    with pytest.raises(ValueError, match=r"Unknown task\(s\) \['bogus'\]"):
+        comparison.run_comparison(methods=["k-means"], tasks=["bogus"], n_samples=20)

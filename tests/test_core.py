@@ -12,7 +12,9 @@ from sklearn.metrics.pairwise import rbf_kernel as sk_rbf_kernel
 from sklearn.preprocessing import KernelCenterer
 
 from mmcedu import balance, datasets, kernels, metrics
-from mmcedu._validation import SolverError, SolverWarning, check_n_clusters, solve_cvxpy
+from mmcedu._cvxpy import solve_cvxpy
+from mmcedu._validation import check_n_clusters
+from mmcedu.exceptions import SolverError, SolverWarning
 from mmcedu.report import Table
 
 RNG = np.random.default_rng(0)
@@ -23,11 +25,57 @@ RNG = np.random.default_rng(0)
 def test_rbf_kernel_equals_sklearn(gamma):
     X = RNG.normal(size=(30, 4))
     Y = RNG.normal(size=(7, 4))
-    np.testing.assert_allclose(kernels.rbf_kernel(X, gamma=gamma), sk_rbf_kernel(X, gamma=gamma))
-    np.testing.assert_allclose(
-        kernels.rbf_kernel(X, Y, gamma=gamma), sk_rbf_kernel(X, Y, gamma=gamma)
-    )
+    g = kernels.median_gamma(X) if gamma is None else gamma  # None: the median heuristic on X
+    np.testing.assert_allclose(kernels.rbf_kernel(X, gamma=gamma), sk_rbf_kernel(X, gamma=g))
+    np.testing.assert_allclose(kernels.rbf_kernel(X, Y, gamma=gamma), sk_rbf_kernel(X, Y, gamma=g))
     assert np.all(np.diag(kernels.rbf_kernel(X, gamma=gamma)) == 1.0)
+    np.testing.assert_allclose(kernels.kernel_matrix(X, "rbf", gamma), sk_rbf_kernel(X, gamma=g))
+    np.testing.assert_allclose(kernels.kernel_matrix(X, "linear"), X @ X.T)
+
+
+def _median_by_definition(X):
+    d2 = [np.sum((a - b) ** 2) for a, b in itertools.combinations(np.asarray(X, float), 2)]
+    d2 = [v for v in d2 if v > 0]
+    return 1.0 / (2.0 * float(np.median(d2)))
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(2, 40), st.integers(1, 4), st.integers(0, 2**31 - 1), st.booleans())
+def test_median_gamma_is_the_median_heuristic(n, d, seed, duplicates):
+    X = np.random.default_rng(seed).normal(size=(n, d))
+    if duplicates:  # identical rows have distance 0 and do not count
+        X[n // 2 :] = X[0]
+    if np.all(X == X[0]):
+        assert kernels.median_gamma(X) == 1.0
+    else:
+        assert kernels.median_gamma(X) == pytest.approx(_median_by_definition(X), rel=1e-12)
+
+
+def test_median_gamma_subsamples_large_data_deterministically():
+    import tracemalloc
+
+    X = np.random.default_rng(1).normal(size=(20_000, 3))
+    tracemalloc.start()
+    g1 = kernels.median_gamma(X)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert peak < 0.01 * 8 * X.shape[0] ** 2  # no n x n array (3.2 GB here)
+    assert g1 == kernels.median_gamma(X)  # fixed seed
+    # the pairs of 1000 random rows estimate the median over all pairs closely
+    from scipy.spatial.distance import pdist
+
+    assert g1 == pytest.approx(1 / (2 * np.median(pdist(X[:3000], "sqeuclidean"))), rel=0.05)
+    assert kernels.median_gamma(X, max_samples=50) != g1
+    assert kernels.median_gamma(np.ones((5, 2))) == 1.0  # no positive distance
+    with pytest.raises(ValueError, match="2-D"):
+        kernels.median_gamma(np.ones(5))
+
+
+def test_max_distance_gamma_is_the_umc_rls_rule():
+    X = np.array([[0.0, 0.0], [1.0, 0.0], [4.0, 0.0]])  # largest distance 4
+    assert kernels.max_distance_gamma(X) == pytest.approx(1 / (0.5 * 4) ** 2)
+    assert kernels.max_distance_gamma(X, 0.25, convention="two_sigma_squared") == pytest.approx(0.5)
+    assert kernels.max_distance_gamma(np.zeros((3, 2))) == 1.0
 
 
 @pytest.mark.parametrize("convention", ["two_sigma_squared", "sigma_squared"])
@@ -223,7 +271,8 @@ def test_max_imbalance_and_infeasible_constraint():
 
 
 @settings(max_examples=80, deadline=None)
-@given(st.integers(min_value=2, max_value=10), st.integers(min_value=0, max_value=10), st.integers(0, 2**31 - 1))
+@given(st.integers(min_value=2, max_value=10), st.integers(min_value=0, max_value=10),
+       st.integers(0, 2**31 - 1))
 def test_balanced_sign_is_the_best_balanced_labeling(n, l, seed):
     if l < n % 2:
         return
@@ -256,8 +305,10 @@ def test_solve_cvxpy_status_checks():
     import cvxpy as cp
 
     x = cp.Variable()
-    stats = solve_cvxpy(cp.Problem(cp.Minimize((x - 2) ** 2)), default="CLARABEL")
+    prob = cp.Problem(cp.Minimize((x - 2) ** 2))
+    stats = solve_cvxpy(prob, default="CLARABEL")
     assert stats["status"] == "optimal" and stats["objective"] == pytest.approx(0, abs=1e-7)
+    assert stats["n_iter"] == prob.solver_stats.num_iters and stats["solver"] == "CLARABEL"
     with pytest.raises(SolverError, match="infeasible"):
         solve_cvxpy(cp.Problem(cp.Minimize(x), [x >= 1, x <= 0]), default="CLARABEL")
     # One SCS iteration on a badly scaled problem cannot converge: inaccurate or failed.
@@ -267,7 +318,7 @@ def test_solve_cvxpy_status_checks():
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
-            solve_cvxpy(prob, "SCS", max_iters=1)
+            solve_cvxpy(prob, "SCS", solver_options={"max_iters": 1})
         except SolverError as exc:
             assert "SCS" in str(exc)
         else:

@@ -1,6 +1,7 @@
 """Tests of EMMC (maximum margin clustering with an extreme learning machine)."""
 
 import itertools
+import warnings
 
 import numpy as np
 import pytest
@@ -9,9 +10,21 @@ from hypothesis import strategies as st
 from sklearn.cluster import KMeans
 from sklearn.linear_model import Ridge
 
-from mmcedu import EMMC, datasets
+from mmcedu import EMMC, balance, datasets
 from mmcedu.balance import balanced_assignment, count_bounds, ordered_balanced_assignment
-from mmcedu.emmc import ELMRidge, assign_labels, elm_objective, hidden_layer
+from mmcedu.emmc import (
+    ELMRidge,
+    _hat_diagonal,
+    _HatMatrix,
+    _target_table,
+    assign_labels,
+    box_assignment,
+    box_optimality_gap,
+    elm_objective,
+    hidden_layer,
+    label_step_bytes,
+    ordered_cost,
+)
 from mmcedu.metrics import clustering_error
 
 # ---------------------------------------------------------------- ridge output weights
@@ -158,6 +171,112 @@ def test_proposition1_ceil_rule_is_not_the_minimiser_nearest_integer_is():
     assert np.sum((f - ceil_rule) ** 2) > np.sum((f - nearest) ** 2) + 1.0
 
 
+def _cost_of(cost, labels):
+    return float(cost[np.arange(len(labels)), labels].sum())
+
+
+@settings(max_examples=60, deadline=None)
+@given(n=st.integers(3, 7), m=st.integers(2, 3), seed=st.integers(0, 10_000), ties=st.booleans())
+def test_box_assignment_matches_brute_force_for_any_box(n, m, seed, ties):
+    rng = np.random.default_rng(seed)
+    lo = int(rng.integers(0, n // m + 1))
+    hi = int(rng.integers(max(lo, -(-n // m)), n + 1))
+    cost = rng.integers(-2, 3, size=(n, m)).astype(float) if ties else rng.normal(size=(n, m))
+    labels, info = box_assignment(cost, lo, hi, return_info=True)
+    counts = np.bincount(labels, minlength=m)
+    assert lo <= counts.min() and counts.max() <= hi
+    assert _cost_of(cost, labels) == pytest.approx(_brute_force(cost, lo, hi), abs=1e-9)
+    assert box_optimality_gap(cost, labels, lo, hi) >= -1e-9 and info["gap"] >= -1e-9
+
+
+@pytest.mark.parametrize("kind", ["normal", "ties", "skewed"])
+@pytest.mark.parametrize("n, m", [(400, 3), (1500, 5), (2000, 10)])
+def test_box_assignment_equals_the_transportation_lp(n, m, kind):
+    rng = np.random.default_rng(n + m)
+    F = rng.integers(0, 3, size=(n, m)).astype(float) if kind == "ties" else rng.normal(size=(n, m))
+    if kind == "skewed":
+        F[:, 0] += 1.5  # most samples prefer cluster 0: the box binds
+    lo, hi = count_bounds(n, m, int(0.1 * n))
+    ours = box_assignment(-2.0 * F, lo, hi)
+    lp = balanced_assignment(-2.0 * F, lo, hi)
+    assert _cost_of(-2.0 * F, ours) == pytest.approx(_cost_of(-2.0 * F, lp), rel=1e-12, abs=1e-9)
+
+
+@pytest.mark.parametrize("n, m", [(300, 3), (1000, 5), (800, 8)])
+def test_box_assignment_equals_the_ordered_dynamic_programme(n, m):
+    f = np.random.default_rng(n).normal(size=n) * m / 3 + (m + 1) / 2 + 0.7
+    lo, hi = count_bounds(n, m, int(0.1 * n))
+    cost = ordered_cost(f, m)
+    ours = box_assignment(cost, lo, hi)
+    dp = ordered_balanced_assignment(f, m, lo, hi)
+    assert _cost_of(cost, ours) == pytest.approx(_cost_of(cost, dp), rel=1e-12)
+
+
+def test_box_assignment_for_two_clusters_is_the_sorting_solution():
+    rng = np.random.default_rng(1)
+    for n, l in [(50, 4), (51, 3), (200, 20)]:
+        f = rng.normal(size=n) + 0.8
+        lo, hi = count_bounds(n, 2, l)
+        t = balance.balanced_sign(f, l)
+        cost = np.column_stack([(f + 1) ** 2, (f - 1) ** 2])
+        ours = box_assignment(cost, lo, hi)
+        assert _cost_of(cost, ours) == pytest.approx(_cost_of(cost, (t > 0).astype(int)))
+
+
+def test_certificate_detects_a_suboptimal_labeling():
+    rng = np.random.default_rng(5)
+    cost = rng.normal(size=(300, 4))
+    lo, hi = count_bounds(300, 4, 30)
+    best = box_assignment(cost, lo, hi)
+    worse = best.copy()
+    i, j = np.flatnonzero(best == 0)[0], np.flatnonzero(best == 1)[0]
+    worse[i], worse[j] = 1, 0  # an exchange keeps the counts
+    assert _cost_of(cost, worse) > _cost_of(cost, best)
+    assert box_optimality_gap(cost, worse, lo, hi) < 0
+    with pytest.raises(ValueError, match="violates the box"):
+        box_optimality_gap(cost, np.zeros(300, int), lo, hi)
+
+
+def test_label_step_memory_is_linear_in_n_times_m():
+    import tracemalloc
+
+    n, m = 20_000, 10
+    F = np.random.default_rng(0).normal(size=(n, m))
+    F[:, 0] += 2.0  # the box binds: prices and repairs run
+    lo, hi = count_bounds(n, m, int(0.1 * n))
+    cost = -2.0 * F
+    tracemalloc.start()
+    box_assignment(cost, lo, hi)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert peak <= label_step_bytes(n, m)  # 24 n m + 48 n (the old LP fallback: 16 n m hi)
+
+
+def test_price_phase_leaves_no_one_sample_repairs(monkeypatch):
+    """Structureless data, three clusters: the price phase used to stop at the first
+    feasible counts and left 30-60 one-sample shortest-path repairs per label step at
+    n = 20,000 (hundreds, about 12 CPU s per alternation, at n = 100,000). Run to dual
+    optimality it leaves none, and every step still carries its certificate."""
+    import mmcedu.emmc as emmc_module
+
+    infos = []
+
+    def recorded(cost, lo, hi):
+        labels, info = box_assignment(cost, lo, hi, return_info=True)
+        infos.append(info)
+        return labels
+
+    monkeypatch.setattr(emmc_module, "box_assignment", recorded)
+    X = np.random.RandomState(0).randn(20_000, 2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        EMMC(3, n_hidden=20, max_iter=8, random_state=0).fit(X)
+    assert len(infos) >= 3, "the balanced step was hardly needed"
+    assert sum(info["repairs"] for info in infos) <= 2
+    assert all(info["gap"] >= -1e-9 for info in infos)
+    assert all(info["sweeps"] <= 20 for info in infos)
+
+
 # ---------------------------------------------------------------- estimator behaviour
 
 
@@ -168,9 +287,10 @@ def digits38():
 
 @pytest.mark.parametrize("output", ["single", "multi"])
 @pytest.mark.parametrize("init", ["kmeans", "random"])
-def test_objective_never_increases_and_fit_is_a_fixed_point(digits38, output, init):
+@pytest.mark.parametrize("local_search", [False, True])
+def test_objective_never_increases_and_fit_is_a_fixed_point(digits38, output, init, local_search):
     X, _ = digits38
-    model = EMMC(C=0.1, output=output, init=init, random_state=0).fit(X)
+    model = EMMC(C=0.1, output=output, init=init, random_state=0, local_search=local_search).fit(X)
     path = np.array(model.objective_path_)
     assert np.all(np.diff(path) <= 1e-9 * path[:-1])
     assert model.objective_ == pytest.approx(path[-1])
@@ -208,18 +328,20 @@ def test_more_restarts_never_raise_the_objective(digits38):
 
 
 @pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")  # max_iter=1
-def test_multi_output_is_equivariant_to_cluster_numbering_single_output_is_not():
+@pytest.mark.parametrize("local_search", [False, True])
+def test_multi_output_is_equivariant_to_cluster_numbering_single_output_is_not(local_search):
     X, _ = datasets.digits(classes=(1, 2, 3, 4), n_per_class=40, scale=True)
     km = KMeans(4, n_init=10, random_state=0).fit(X).labels_
     perm = np.array([2, 0, 3, 1])
-    kw = dict(n_clusters=4, C=1.0, random_state=0)
-    multi = EMMC(output="multi", init=km, **kw).fit(X)
+    kw = dict(n_clusters=4, C=1.0, random_state=0, local_search=local_search)
+    multi = EMMC(init=km, **kw).fit(X)
+    assert multi.output_ == "multi"  # the default for more than two clusters
     multi_p = EMMC(output="multi", init=perm[km], **kw).fit(X)
     np.testing.assert_array_equal(perm[multi.labels_], multi_p.labels_)
     assert multi.objective_ == pytest.approx(multi_p.objective_)
     # one output regressing ids 1..4: relabelling the same partition changes the problem
     objs = {
-        EMMC(init=np.array(p)[km], max_iter=1, **kw).fit(X).objective_
+        EMMC(init=np.array(p)[km], max_iter=1, output="single", **kw).fit(X).objective_
         for p in itertools.permutations(range(4))
     }
     assert max(objs) > 1.05 * min(objs)
@@ -248,6 +370,198 @@ def test_activations(activation):
     X, y = datasets.blobs(80, centers=2, random_state=1)
     model = EMMC(activation=activation, random_state=0).fit(X)
     assert clustering_error(y, model.labels_) < 0.05
+
+
+@pytest.mark.parametrize("output", ["single", "multi"])
+@pytest.mark.parametrize("local_search", [False, True])
+def test_scalable_label_step_gives_the_same_fit_as_the_lp_and_dp(monkeypatch, output, local_search):
+    """The O(n m) label step against the transportation LP / ordered DP inside the estimator:
+    the same labels after every alternation (random start, so the box binds)."""
+    import mmcedu.emmc as emmc_module
+
+    X, _ = datasets.digits(classes=(0, 1, 2, 3, 4), n_per_class=120, scale=True, random_state=0)
+    kw = dict(n_clusters=5, output=output, init="random", local_search=local_search, C=1.0,
+              random_state=0)
+    calls = []
+
+    def counted(cost, lo, hi):
+        calls.append(1)
+        return box_assignment(cost, lo, hi)
+
+    monkeypatch.setattr(emmc_module, "box_assignment", counted)
+    ours = EMMC(**kw).fit(X)
+    assert calls, "the balanced step was never needed"
+
+    def reference(cost, lo, hi):
+        if output == "single":  # cost = (f - k)^2: recover f from the first two columns
+            f = (3.0 - (cost[:, 1] - cost[:, 0])) / 2.0
+            return ordered_balanced_assignment(f, cost.shape[1], lo, hi)
+        return balanced_assignment(cost, lo, hi)
+
+    monkeypatch.setattr(emmc_module, "box_assignment", reference)
+    ref = EMMC(**kw).fit(X)
+    np.testing.assert_array_equal(ours.labels_, ref.labels_)
+    np.testing.assert_allclose(ours.objective_path_, ref.objective_path_, rtol=1e-12)
+    assert ours.n_iter_ == ref.n_iter_
+
+
+# ---------------------------------------------------------------- local search
+
+
+def _exact_J(H, T, C):
+    """``J*(T) = 1/2 T^T (K + I/C)^{-1} T`` summed over the outputs (K = H H^T)."""
+    T = T.reshape(len(T), -1)
+    return 0.5 * float(np.sum(T * np.linalg.solve(H @ H.T + np.eye(len(T)) / C, T)))
+
+
+@pytest.mark.parametrize("form", ["primal", "dual"])
+def test_hat_matrix_rows_and_diagonal(form):
+    rng = np.random.default_rng(0)
+    H = rng.uniform(size=(40, 25 if form == "primal" else 60))
+    ridge = ELMRidge(H, 0.7)
+    assert ridge.form == form
+    R = H @ H.T @ np.linalg.inv(H @ H.T + np.eye(40) / 0.7)  # K (K + I/C)^{-1}
+    hat = _HatMatrix(ridge)
+    np.testing.assert_allclose(hat.diag, np.diag(R), atol=1e-10)
+    np.testing.assert_allclose(_hat_diagonal(ridge, block=7), np.diag(R), atol=1e-10)
+    np.testing.assert_allclose(hat.column(3), R[:, 3], atol=1e-10)
+    np.testing.assert_allclose(hat.block([1, 5], [0, 2, 9]), R[np.ix_([1, 5], [0, 2, 9])], atol=1e-10)
+    # the outputs are F = R T
+    T = rng.standard_normal(40)
+    np.testing.assert_allclose(H @ ridge.solve(T), R @ T, atol=1e-9)
+
+
+@pytest.mark.parametrize("output, m", [("single", 2), ("single", 3), ("multi", 3)])
+def test_single_move_and_swap_changes_are_exact(output, m):
+    from mmcedu.emmc import _move_deltas
+
+    X, _ = datasets.digits(classes=(1, 2, 3)[:m], n_per_class=25, scale=True)
+    model = EMMC(m, C=0.5, output=output, local_search=False, random_state=0).fit(X)
+    H = hidden_layer(X, model.input_weights_, model.biases_)
+    V = _target_table(m, output)
+    labels = model.labels_
+    T = V[labels]
+    F = (H @ ELMRidge(H, model.C).solve(T)).reshape(len(T), -1)
+    R = H @ H.T @ np.linalg.inv(H @ H.T + np.eye(len(T)) / model.C)
+    G = V @ V.T
+    delta = _move_deltas(F, labels, V, G, np.diag(G), np.diag(R), model.C)
+    J0 = _exact_J(H, T, model.C)
+    for i in range(0, len(T), 7):
+        for b in range(m):
+            if b == labels[i]:
+                continue
+            T2 = T.copy()
+            T2[i] = V[b]
+            assert delta[i, b] == pytest.approx(_exact_J(H, T2, model.C) - J0, abs=1e-9)
+    if output == "single" and m == 2:  # the flip formula 2 C (t_i f_i - R_ii)
+        t, f = T[:, 0], F[:, 0]
+        flips = delta[np.arange(len(t)), 1 - labels]
+        np.testing.assert_allclose(flips, 2 * model.C * (t * f - np.diag(R)), atol=1e-10)
+    i, j = np.flatnonzero(labels == 0)[0], np.flatnonzero(labels == 1)[0]
+    T2 = T.copy()
+    T2[i], T2[j] = V[1], V[0]
+    swap = delta[i, 1] + delta[j, 0] + model.C * R[i, j] * np.sum((V[0] - V[1]) ** 2)
+    assert swap == pytest.approx(_exact_J(H, T2, model.C) - J0, abs=1e-9)
+
+
+def _neighbourhood(model, X):
+    """Best feasible single move and best swap of the fitted labels, by direct recomputation
+    of ``J*`` from the definition (no formula of the package)."""
+    H = hidden_layer(X, model.input_weights_, model.biases_)
+    V = _target_table(model.n_clusters, model.output_)
+    labels = model.labels_
+    m, (lo, hi) = model.n_clusters, model.count_bounds_
+    counts = np.bincount(labels, minlength=m)
+    M = np.linalg.inv(H @ H.T + np.eye(len(labels)) / model.C)
+    T = V[labels]
+    J0 = 0.5 * np.sum(T * (M @ T))
+    best_move = best_swap = np.inf
+    for i in range(len(labels)):
+        for b in range(m):
+            a = labels[i]
+            if b == a or counts[a] <= lo or counts[b] >= hi:
+                continue
+            D = V[b] - V[a]  # J*(T + e_i D) - J*(T), expanded
+            best_move = min(best_move, float(D @ (M[i] @ T)) + 0.5 * float(D @ D) * M[i, i])
+    for i in range(len(labels)):
+        for j in range(i + 1, len(labels)):
+            a, b = labels[i], labels[j]
+            if a == b:
+                continue
+            D = V[b] - V[a]
+            change = D @ (M[i] @ T) - D @ (M[j] @ T) + 0.5 * D @ D * (M[i, i] + M[j, j] - 2 * M[i, j])
+            best_swap = min(best_swap, float(change))
+    return best_move, best_swap, J0
+
+
+def test_plain_alternation_stops_at_a_partial_minimum_that_a_flip_improves(digits38):
+    X, _ = digits38
+    plain = EMMC(C=0.1, random_state=0, local_search=False).fit(X)
+    move, swap, J0 = _neighbourhood(plain, X)
+    assert J0 == pytest.approx(plain.objective_)
+    assert move < -1e-6  # one flip inside the balance box lowers the objective
+    assert EMMC().local_search is False  # the paper's algorithm by default
+    polished = EMMC(C=0.1, random_state=0, local_search=True).fit(X)
+    assert polished.n_flips_ + polished.n_swaps_ >= 1
+    assert polished.objective_ < plain.objective_
+    move, swap, J0 = _neighbourhood(polished, X)
+    assert J0 == pytest.approx(polished.objective_)
+    assert move >= -1e-9 and swap >= -1e-9  # a local minimum: no improving move or swap
+
+
+@pytest.mark.parametrize("output", ["single", "multi"])
+def test_local_search_ends_at_a_local_minimum_with_several_clusters(output):
+    X, _ = datasets.digits(classes=(1, 2, 3, 4), n_per_class=30, scale=True)
+    model = EMMC(4, C=1.0, output=output, random_state=1, local_search=True).fit(X)
+    move, swap, J0 = _neighbourhood(model, X)
+    assert J0 == pytest.approx(model.objective_)
+    assert move >= -1e-9 and swap >= -1e-9
+
+
+def test_local_search_reaches_the_global_minimum_of_a_tiny_problem():
+    Xs, _ = datasets.digits(classes=(3, 8), n_per_class=7, scale=True, random_state=1)
+    kw = dict(n_hidden=30, C=1.0, balance=0.0, random_state=0)
+    with pytest.warns(UserWarning):  # the box [7, 7] decides the labels
+        plain = EMMC(local_search=False, **kw).fit(Xs)
+        polished = EMMC(local_search=True, **kw).fit(Xs)
+    H = hidden_layer(Xs, plain.input_weights_, plain.biases_)
+    M = np.linalg.inv(H @ H.T + np.eye(14))
+    J_best = min(0.5 * t @ M @ t for t in balance.balanced_labelings(14, 0))
+    assert plain.objective_ > J_best + 0.1  # the alternation stops after one step
+    assert polished.objective_ == pytest.approx(J_best, abs=1e-10)
+    assert (polished.n_flips_, polished.n_swaps_) == (0, 1)  # flips cannot keep 7 / 7
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_local_search_never_ends_above_the_plain_alternation(seed):
+    X, _ = datasets.digits(classes=(1, 2, 3, 4), n_per_class=40, scale=True)
+    for output in ("single", "multi"):
+        kw = dict(n_clusters=4, output=output, random_state=seed)
+        plain = EMMC(local_search=False, **kw).fit(X)
+        polished = EMMC(local_search=True, **kw).fit(X)
+        np.testing.assert_array_equal(plain.init_labels_, polished.init_labels_)
+        assert polished.objective_ <= plain.objective_ + 1e-12
+        assert plain.n_flips_ == plain.n_swaps_ == 0
+
+
+def test_dual_form_local_search_equals_primal(monkeypatch):
+    import mmcedu.emmc as emmc_module
+
+    X, _ = datasets.digits(classes=(3, 8), n_per_class=30, scale=True)
+    a = EMMC(n_hidden=50, C=0.3, random_state=0, local_search=True).fit(X)  # L <= n: primal
+    assert a.form_ == "primal"
+    # the same hidden layer, solved in the dual form
+    original = emmc_module.ELMRidge.__init__
+
+    def dual(self, H, C, form="auto"):
+        original(self, H, C, form="dual")
+
+    monkeypatch.setattr(emmc_module.ELMRidge, "__init__", dual)
+    b = EMMC(n_hidden=50, C=0.3, random_state=0, local_search=True).fit(X)
+    assert b.form_ == "dual"
+    np.testing.assert_array_equal(a.labels_, b.labels_)
+    assert a.objective_ == pytest.approx(b.objective_, rel=1e-9)
+    assert (a.n_flips_, a.n_swaps_) == (b.n_flips_, b.n_swaps_)
 
 
 # ---------------------------------------------------------------- bad input

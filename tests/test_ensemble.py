@@ -1,4 +1,5 @@
-"""Tests of mmcedu.ensemble: the two ALM steps against oracles, the estimator, the baselines."""
+"""Tests of mmcedu.robust_ensemble and mmcedu.partitions: the two ALM steps against oracles,
+the estimator, the generation of ensembles and the baselines."""
 
 import cvxpy as cp
 import numpy as np
@@ -7,24 +8,29 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.exceptions import ConvergenceWarning
 
-from mmcedu._validation import solve_cvxpy
+from mmcedu._cvxpy import solve_cvxpy
 from mmcedu.datasets import blobs
-from mmcedu.ensemble import (
-    RobustEnsembleClustering,
+from mmcedu.metrics import adjusted_rand_score
+from mmcedu.partitions import (
     align_labels,
     base_partitions,
-    best_rank_k,
     check_partitions,
     coassociation_clustering,
     coassociation_matrix,
-    column_shrinkage,
     indicator_matrix,
-    l12_norm,
-    l12_low_rank_irls,
     majority_vote,
-    soft_threshold,
+    noisy_copies,
 )
-from mmcedu.metrics import adjusted_rand_score
+from mmcedu.robust_ensemble import (
+    RobustEnsembleClustering,
+    best_rank_k,
+    column_shrinkage,
+    l12_low_rank_irls,
+    l12_norm,
+    robust_low_rank,
+    soft_threshold,
+    tangent_residual,
+)
 
 
 def _ensemble(n=120, k=3, M=8, n_random=0, n_wrong_k=0, seed=0):
@@ -100,7 +106,8 @@ def test_e_step_threshold_is_one_over_mu_not_two():
     E2 = cp.Variable(L.shape)
     R2 = L - X - E2
     prob2 = cp.Problem(
-        cp.Minimize(2 * cp.sum(cp.norm(E2, 2, axis=0)) + cp.sum(cp.multiply(Lam, R2)) + mu / 2 * cp.sum_squares(R2))
+        cp.Minimize(2 * cp.sum(cp.norm(E2, 2, axis=0)) + cp.sum(cp.multiply(Lam, R2))
+                    + mu / 2 * cp.sum_squares(R2))
     )
     solve_cvxpy(prob2, "CLARABEL", what="E step for 2||E||")
     np.testing.assert_allclose(wrong, E2.value, atol=1e-5)
@@ -289,19 +296,171 @@ def test_majority_vote_folds_extra_clusters_into_their_best_partner():
 
 
 def test_robust_low_rank_rejects_unknown_loss():
-    from mmcedu.ensemble import robust_low_rank
-
     with pytest.raises(ValueError, match="loss must be"):
         robust_low_rank(np.eye(3), 1, loss="huber")
 
 
 def test_scaling_helper_on_tiny_sizes():
-    from mmcedu.experiments.ensemble import noisy_copies, scaling
+    from mmcedu.experiments.robust_ensemble import MAX_N, scaling
 
     P, truth = noisy_copies(50, 3, 4, noise=0.0, random_state=0)
     assert P.shape == (50, 4)
     assert all(adjusted_rand_score(truth, P[:, m]) == 1.0 for m in range(4))
-    runs = scaling([40, 80], n_clusters=3, n_partitions=4, coassoc_max_gb=0.0)
+    runs = scaling([40, 80], max_n={"co-assoc": 0}, memory="tracemalloc")
     assert {r["method"] for r in runs} == {"l12 ALM", "fro", "co-assoc", "vote"}
     assert all(r["skipped"] for r in runs if r["method"] == "co-assoc")
-    assert all(r["seconds"] > 0 for r in runs if not r["skipped"])
+    assert all(r["seconds"] > 0 and r["peak_mb"] > 0 for r in runs if not r["skipped"])
+    assert MAX_N["co-assoc"] ** 2 * 16 <= 8e9  # the default keeps co-association within 8 GB
+
+
+def test_n_clusters_none_is_the_median_number_of_clusters_of_the_members():
+    truth = np.repeat(np.arange(4), 6)
+    coarse = truth // 2  # 2 clusters
+    P = np.column_stack([truth, truth, coarse, (truth + 1) % 4, coarse])
+    est = RobustEnsembleClustering(random_state=0).fit(P)  # k_m = 4, 4, 2, 4, 2: median 4
+    assert est.n_clusters_ == 4 and adjusted_rand_score(truth, est.labels_) == 1.0
+    assert RobustEnsembleClustering(2, random_state=0).fit(P).n_clusters_ == 2
+
+
+# --------------------------------------------------------------------------- stationarity (KKT)
+def _kkt_ensemble(seed=0):
+    """blobs, 15 members (3 random, 3 wrong-k), 10 % missing labels: a well separated gap."""
+    X, _ = blobs(600, centers=3, n_features=4, cluster_std=1.5, random_state=seed)
+    P = base_partitions(X, 15, 3, n_random=3, n_wrong_k=3, random_state=seed)
+    P[np.random.RandomState(seed).rand(*P.shape) < 0.1] = -1
+    P[np.all(P == -1, axis=1), 0] = 0
+    return P
+
+
+def test_the_end_point_is_stationary():
+    P = _kkt_ensemble()
+    est = RobustEnsembleClustering(3, random_state=0).fit(P)
+    L, _, _ = indicator_matrix(P)
+    X, E, Lam = est.low_rank_, est.error_, est.multipliers_
+    assert est.converged_ and est.kkt_residuals_["primal"][-1] < est.tol
+    # (i) feasibility, (ii) Lambda in the subdifferential of ||E||_{1,2}, (iii) P_T(Lambda) = 0.
+    np.testing.assert_allclose(X + E, L, atol=1e-6)
+    norms = np.linalg.norm(E, axis=0)
+    on = norms > 1e-9
+    np.testing.assert_allclose(Lam[:, on], E[:, on] / norms[on], atol=1e-6)
+    assert np.all(np.linalg.norm(Lam[:, ~on], axis=0) <= 1 + 1e-9)
+    assert tangent_residual(L, X, Lam, 3) < est.kkt_tol
+    np.testing.assert_allclose(tangent_residual(L, X, Lam, 3), est.tangent_residual_, rtol=1e-4)
+    # An independent local solver of the same loss ends at the same loss.
+    assert l12_norm(L - X) <= 1.001 * l12_norm(L - l12_low_rank_irls(L, 3))
+
+
+def test_the_primal_residual_decays_for_any_iterates_the_tangent_residual_does_not():
+    P, _, _ = _ensemble(M=10, n_random=4, seed=1)
+    L, _, _ = indicator_matrix(P)
+    est = RobustEnsembleClustering(3, rho=1.1, kkt_tol=np.inf, random_state=0).fit(P)
+    c = L.shape[1]
+    mu = 1.25 / np.linalg.norm(L, 2) * 1.1 ** np.arange(est.n_iter_)
+    # ||L - X - E|| = ||Lambda^{t+1} - Lambda^t|| / mu_t <= 2 sqrt(c) / mu_t: automatic.
+    primal = np.array(est.kkt_residuals_["primal"]) * np.linalg.norm(L)
+    assert np.all(primal <= 2 * np.sqrt(c) / mu + 1e-12)
+    # P_T(Lambda^{t+1}) = mu_t P_T(E^t - E^{t+1}): the tangent residual is at most the dual one.
+    t, d = est.kkt_residuals_["tangent"], est.kkt_residuals_["dual"]
+    assert np.all(t <= d * (1 + 1e-8) + 1e-12)
+
+
+@pytest.mark.parametrize("solver", ["dense", "compressed"])
+def test_kkt_tol_inf_is_the_sources_primal_only_rule(solver):
+    # Algorithm 1 as printed: stop when ||L - X - E|| / ||L|| < tol, penalty growth rho = 1.1.
+    P, _, _ = _ensemble(M=10, n_random=4, seed=2)
+    L, _, _ = indicator_matrix(P)
+    mu, E, Lam = 1.25 / np.linalg.norm(L, 2), np.zeros_like(L), np.zeros_like(L)
+    for t in range(1, 501):  # noqa: B007 (t is the iteration count after the loop)
+        U, s, Vt = np.linalg.svd(L - E + Lam / mu, full_matrices=False)
+        X = (U[:, :3] * s[:3]) @ Vt[:3]
+        Y = L - X + Lam / mu
+        E = Y * np.maximum(0.0, 1.0 - (1.0 / mu) / np.maximum(np.linalg.norm(Y, axis=0), 1e-300))
+        Lam = Lam + mu * (L - X - E)
+        mu *= 1.1
+        if np.linalg.norm(L - X - E) / np.linalg.norm(L) < 1e-7:
+            break
+    est = RobustEnsembleClustering(3, rho=1.1, kkt_tol=np.inf, solver=solver, random_state=0).fit(P)
+    assert est.converged_ and est.n_iter_ == t
+    np.testing.assert_allclose(est.low_rank_, X, atol=1e-6)
+
+
+def test_a_slower_penalty_reaches_stationarity_where_a_fast_one_stalls():
+    from sklearn.utils import check_random_state
+
+    from mmcedu.experiments.registry import load
+
+    Xd, _ = load("digits", 500)
+    P, kinds = base_partitions(Xd, 20, 10, n_random=12, return_kinds=True, random_state=0)
+    rng = check_random_state(100)
+    for m in np.flatnonzero(kinds == "random"):
+        P[:, m] = rng.randint(2, size=P.shape[0])
+    with pytest.warns(ConvergenceWarning, match="stalled"):
+        fast = RobustEnsembleClustering(10, rho=1.1, random_state=0).fit(P)
+    slow = RobustEnsembleClustering(10, random_state=0).fit(P)  # the default rho
+    assert fast.residuals_[-1] < fast.tol and fast.tangent_residual_ > 10 * fast.kkt_tol
+    assert slow.converged_ and slow.tangent_residual_ < slow.kkt_tol
+    assert slow.anomaly_scores_.sum() < fast.anomaly_scores_.sum()  # a lower l12 loss
+
+
+# --------------------------------------------------------------------------- the compressed path
+def test_codes_and_gram_from_codes_equal_the_indicator_matrix():
+    from mmcedu.robust_ensemble import _encode, _gram_from_codes, _indicator_from_codes
+
+    P = _kkt_ensemble(seed=2)
+    P[:, 1] = P[:, 1] * 7 - 3  # arbitrary label names, -1 stays the missing label
+    P[P[:, 0] == -1, 1] = -1
+    P[np.all(P == -1, axis=1), 2] = 5
+    L, owner, label = indicator_matrix(P)
+    codes, owner2, label2 = _encode(check_partitions(P))
+    np.testing.assert_array_equal(_indicator_from_codes(codes, L.shape[1]), L)
+    np.testing.assert_array_equal(owner, owner2)
+    np.testing.assert_array_equal(label, label2)
+    np.testing.assert_array_equal(_gram_from_codes(codes, L.shape[1]), L.T @ L)
+
+
+@pytest.mark.parametrize("rho", [1.1, 1.02])
+def test_compressed_iterates_equal_the_dense_ones(rho):
+    P = _kkt_ensemble(seed=1)
+    L, _, _ = indicator_matrix(P)
+    d = RobustEnsembleClustering(3, rho=rho, solver="dense", random_state=0).fit(P)
+    c = RobustEnsembleClustering(3, rho=rho, solver="compressed", random_state=0).fit(P)
+    assert (d.solver_, c.solver_) == ("dense", "compressed")
+    assert d.n_iter_ == c.n_iter_ and d.converged_ == c.converged_
+    for key in ("primal", "tangent", "dual"):  # the same residuals at every iteration
+        np.testing.assert_allclose(c.kkt_residuals_[key], d.kkt_residuals_[key], rtol=1e-6, atol=1e-10)
+    for name in ("low_rank_", "error_", "multipliers_"):  # U times the c x c iterates
+        np.testing.assert_allclose(getattr(c, name), getattr(d, name), atol=1e-8)
+    np.testing.assert_allclose(c.anomaly_scores_, d.anomaly_scores_, atol=1e-8)
+    np.testing.assert_allclose(c.partition_scores_, d.partition_scores_, atol=1e-10)
+    np.testing.assert_allclose(c.singular_values_, d.singular_values_, rtol=1e-9, atol=1e-9)
+    # the embedding, up to the signs of its columns, and then the same k-means labels
+    signs = np.sign(np.sum(c.embedding_ * d.embedding_, axis=0))
+    np.testing.assert_allclose(c.embedding_ * signs, d.embedding_, atol=1e-8)
+    np.testing.assert_array_equal(c.labels_, d.labels_)
+    rows = np.array([0, 7, 99])
+    np.testing.assert_allclose(c.reconstruct_rows("error", rows), d.error_[rows], atol=1e-8)
+    # ... and the dense iterates are those of the ALM written out on L
+    X1 = robust_low_rank(L, 3, rho=rho, tol=d.tol, kkt_tol=d.kkt_tol)[0]
+    np.testing.assert_allclose(X1, d.low_rank_, atol=1e-8)
+
+
+def test_auto_solver_and_frobenius_on_the_compressed_path():
+    P = _kkt_ensemble(seed=3)
+    L, _, _ = indicator_matrix(P)
+    assert RobustEnsembleClustering(3, random_state=0).fit(P).solver_ == "compressed"
+    assert RobustEnsembleClustering(3, loss="l1", random_state=0).fit(P[:40]).solver_ == "dense"
+    small = np.column_stack([np.arange(6) % 2, np.arange(6) % 3, np.arange(6) // 3])
+    assert RobustEnsembleClustering(2, random_state=0).fit(small).solver_ == "dense"  # N <= c
+    fro = RobustEnsembleClustering(3, loss="fro", random_state=0).fit(P)
+    X_ref, _ = best_rank_k(L, 3)
+    np.testing.assert_allclose(fro.low_rank_, X_ref, atol=1e-8)
+    assert fro.n_iter_ == 1 and fro.tangent_residual_ < 1e-10  # Eckart-Young is stationary
+
+
+def test_singular_values_and_gap():
+    P = _kkt_ensemble(seed=4)
+    L, _, _ = indicator_matrix(P)
+    s = np.linalg.svd(L, compute_uv=False)
+    est = RobustEnsembleClustering(3, random_state=0).fit(P)
+    np.testing.assert_allclose(est.singular_values_[:10], s[:10], rtol=1e-9)
+    assert est.singular_value_gap_ == pytest.approx((s[2] - s[3]) / s[2], rel=1e-9)

@@ -7,20 +7,21 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from sklearn.exceptions import ConvergenceWarning
 
 from mmcedu import GMMC, datasets, kernels, metrics
 from mmcedu.gmmc import (
+    balance_penalty_weight,
     bias_from_z,
     certify,
+    equal_multiplier_solution,
     gmmc_matrix,
     labels_from_primal,
     laplacian_matrix,
     learn_kernel_weights,
     primal_matrix,
-    resolve_Ce,
     solve_dual_cvxpy,
     solve_lowrank,
-    theorem1_vector,
 )
 
 
@@ -58,8 +59,8 @@ def test_lowrank_agrees_with_cvxpy_and_certifies(laplacian):
 
 def test_schur_complement_eliminates_the_bias_printed():
     _, _, K = _circles(20, gamma=5.0)
-    A = primal_matrix(K, Ce=0.3)
-    M, b = gmmc_matrix(K, variant="printed", Ce=0.3)
+    A = primal_matrix(K, balance_penalty=0.3)
+    M, b = gmmc_matrix(K, variant="printed", balance_penalty=0.3)
     rng = np.random.default_rng(1)
     for _ in range(5):
         z = rng.standard_normal(20)
@@ -75,7 +76,7 @@ def test_schur_complement_eliminates_the_bias_printed():
 def test_repaired_meets_the_range_condition_of_the_pseudo_inverse_kernel():
     _, _, K = _circles(20, gamma=5.0)
     L, u = laplacian_matrix(K, "normalized")
-    M, b = gmmc_matrix(K, variant="repaired", Ce=0.0)
+    M, b = gmmc_matrix(K, variant="repaired", balance_penalty=0.0)
     d = kernels.degree(K)
     assert np.allclose(L @ np.sqrt(d), 0, atol=1e-12)
     z = np.random.default_rng(0).standard_normal(20)
@@ -117,8 +118,8 @@ def test_relaxation_is_below_brute_force_over_sign_vectors():
 def test_theorem1_unnormalized_is_the_ratio_cut_relaxation():
     _, _, K = _circles(40, gamma=10.0)
     Lu = np.diag(kernels.degree(K)) - K
-    M, _ = gmmc_matrix(K, laplacian="unnormalized", Ce=1e3)
-    g0, z = theorem1_vector(M)
+    M, _ = gmmc_matrix(K, laplacian="unnormalized", balance_penalty=1e3)
+    g0, z = equal_multiplier_solution(M)
     vals, vecs = np.linalg.eigh(Lu)
     assert np.isclose(g0, vals[1], rtol=1e-8)
     assert abs(abs(z @ vecs[:, 1]) - 1) < 1e-8
@@ -126,8 +127,8 @@ def test_theorem1_unnormalized_is_the_ratio_cut_relaxation():
 
 def test_theorem1_printed_normalized_is_trivial():
     _, _, K = _circles(40, gamma=10.0)
-    M, _ = gmmc_matrix(K, laplacian="normalized", variant="printed", Ce=1e3)
-    g0, z = theorem1_vector(M)
+    M, _ = gmmc_matrix(K, laplacian="normalized", variant="printed", balance_penalty=1e3)
+    g0, z = equal_multiplier_solution(M)
     d = kernels.degree(K)
     z0 = np.sqrt(d) - np.sqrt(d).mean()
     assert abs(g0) < 1e-10
@@ -156,12 +157,32 @@ def test_estimator_cvxpy_solver_matches_lowrank():
     assert metrics.clustering_error(a.labels_, b.labels_) == 0.0
 
 
+def test_cvxpy_n_iter_is_the_back_ends_iteration_count():
+    import cvxpy as cp
+
+    X, _, K = _circles(30, gamma=20.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = GMMC(gamma=20.0, solver="cvxpy").fit(X)
+    # the same problem solved here with cvxpy directly: its iteration count is n_iter_
+    M, _ = gmmc_matrix(K)
+    g = cp.Variable(30)
+    prob = cp.Problem(cp.Maximize(cp.sum(g)), [M - cp.diag(g) >> 0, g >= 0, g <= model.C])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        prob.solve(solver="CLARABEL")
+    assert model.n_iter_ == prob.solver_stats.num_iters > 1
+    assert model.solver_stats_["n_iter"] == model.n_iter_
+    lowrank = GMMC(gamma=20.0, random_state=0).fit(X)
+    assert lowrank.n_iter_ == lowrank.solver_stats_["n_iter"] > 1  # L-BFGS iterations
+
+
 def test_balance_penalty_saturates():
     _, _, K = _circles(40, gamma=20.0)
     L, _ = laplacian_matrix(K)
     values = []
-    for Ce in (1.0, 10.0, resolve_Ce("auto", L)):
-        M, _ = gmmc_matrix(K, Ce=Ce)
+    for Ce in (1.0, 10.0, balance_penalty_weight("auto", L)):
+        M, _ = gmmc_matrix(K, balance_penalty=Ce)
         values.append(solve_lowrank(M, random_state=0, gap_tol=1e-6)[1]["primal"])
     # the penalty saturates: Ce >= 1 changes the objective by < 2e-4 relative, and the
     # well-conditioned default (Ce n = 10 x mean eigenvalue) stays within 2e-3
@@ -221,8 +242,10 @@ def test_bad_input():
         gmmc_matrix(np.array([[1.0, -0.1], [-0.1, 1.0]]))
     with pytest.raises(ValueError, match="laplacian"):
         laplacian_matrix(K, "random-walk")
-    with pytest.raises(ValueError, match="Ce"):
-        resolve_Ce("large", np.eye(3))
+    with pytest.raises(ValueError, match="balance_penalty"):
+        balance_penalty_weight("large", np.eye(3))
+    with pytest.raises(ValueError, match="balance_penalty"):
+        balance_penalty_weight(-1.0, np.eye(3))
     with pytest.raises(ValueError, match="method"):
         learn_kernel_weights([K], method="max")
     with pytest.raises(ValueError):  # sklearn's parameter validation
@@ -236,9 +259,50 @@ def test_bad_input():
 def test_soft_margin_caps_the_multipliers():
     X, _, _ = _circles(40, gamma=20.0)
     hard = GMMC(gamma=20.0, random_state=0).fit(X)
-    C = 0.5 * float(hard.gamma_.max())
-    soft = GMMC(gamma=20.0, C=C, random_state=0).fit(X)
-    assert np.all(soft.gamma_ <= C + 1e-12) and np.all(soft.gamma_ >= 0)
+    C = 0.5 * float(hard.dual_coef_.max())
+    with pytest.warns(ConvergenceWarning, match="hard-margin"):  # C binds: gap stays open
+        soft = GMMC(gamma=20.0, C=C, random_state=0).fit(X)
+    assert np.all(soft.dual_coef_ <= C + 1e-12) and np.all(soft.dual_coef_ >= 0)
     assert soft.duality_gap_ >= 0
     # the capped dual is still a valid lower bound on the (hard) relaxation value
     assert soft.objective_ - soft.duality_gap_ <= hard.objective_ + 1e-9
+
+
+# ---------------------------------------------------------------------------------------------
+# the Nystroem low-rank path (n_components)
+# ---------------------------------------------------------------------------------------------
+def test_nystroem_path_with_every_landmark_agrees_with_the_dense_path():
+    """With n_components = n the Nystroem factor reproduces K (up to rounding): same labels,
+    objective within 1e-4 relative, both certified."""
+    X, y = datasets.two_circles(100, random_state=0)
+    dense = GMMC(gamma=20.0, random_state=0).fit(X)
+    low = GMMC(gamma=20.0, n_components=100, random_state=0).fit(X)
+    assert metrics.clustering_error(dense.labels_, low.labels_) == 0.0
+    assert low.objective_ == pytest.approx(dense.objective_, rel=1e-4)
+    assert low.duality_gap_ <= 1e-4 * low.objective_
+    assert low.solver_stats_["tau"] == 0.0 and low.solver_stats_["solver"] == "lowrank-nystroem"
+
+
+def test_nystroem_structured_matrix_equals_the_dense_reduced_matrix():
+    from mmcedu.gmmc import _LowRankMatrix
+    from mmcedu.kernels import rbf_kernel
+
+    X, _ = datasets.two_circles(60, random_state=0)
+    K = rbf_kernel(X, gamma=20.0)
+    w, Q = np.linalg.eigh(K)
+    Phi = Q * np.sqrt(np.clip(w, 0, None))  # exact factor
+    Mop = _LowRankMatrix(Phi)
+    M, b = gmmc_matrix(K)
+    assert np.allclose(Mop.to_dense(), M, atol=1e-9)
+    assert np.allclose(Mop.b, b)
+    assert Mop.lambda_min() == pytest.approx(np.linalg.eigvalsh(M)[0], abs=1e-9)
+
+
+def test_nystroem_path_with_fewer_landmarks_agrees_on_labels():
+    """A rank-100 factor of 200 samples: the same clusters as the exact kernel."""
+    X, y = datasets.two_circles(200, random_state=0)
+    dense = GMMC(gamma=50.0, random_state=0).fit(X)
+    low = GMMC(gamma=50.0, n_components=100, random_state=0).fit(X)
+    assert metrics.clustering_error(y, dense.labels_) == 0.0
+    assert metrics.clustering_error(y, low.labels_) == 0.0
+    assert low.n_iter_ < dense.n_iter_  # the preconditioned solver: far fewer iterations

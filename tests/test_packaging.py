@@ -15,8 +15,9 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def _split(requirement):
-    """'scikit-learn>=1.6' -> ('scikit-learn', '>=1.6')."""
-    m = re.fullmatch(r"\s*([A-Za-z0-9_.\-]+)\s*(.*?)\s*", requirement)
+    """'scikit-learn>=1.6' -> ('scikit-learn', '>=1.6'); pip extras are dropped:
+    'dask[distributed]>=2023.1' -> ('dask', '>=2023.1') (conda-forge's dask includes distributed)."""
+    m = re.fullmatch(r"\s*([A-Za-z0-9_.\-]+)\s*(?:\[[^\]]*\])?\s*(.*?)\s*", requirement)
     return m.group(1).lower().replace("_", "-"), m.group(2).replace(" ", "")
 
 
@@ -57,9 +58,13 @@ def test_environment_and_pyproject_agree():
 def test_extras_and_pins():
     py, project = _pyproject()
     assert project["name"] == "mmcedu" and project["requires-python"] == ">=3.10"
-    assert set(project["optional-dependencies"]) == {"book", "test"}
+    assert set(project["optional-dependencies"]) == {"book", "distributed", "test"}
+    # the test extra runs the Dask cluster test (the README's test command installs it)
+    extras = project["optional-dependencies"]
+    assert set(extras["distributed"]) <= set(extras["test"])
     assert py["jupyter-book"] == ">=1.0.4,<2"
-    for name in ["numpy", "scipy", "scikit-learn", "matplotlib", "cvxpy", "jupyterlab", "nbval"]:
+    for name in ["numpy", "scipy", "scikit-learn", "matplotlib", "cvxpy", "jupyterlab", "nbval",
+                 "joblib", "tqdm", "dask"]:
         assert name in py
 
 
@@ -81,34 +86,48 @@ def test_layout():
         assert (ROOT / path).exists(), path
 
 
+CHAPTER_PARTS = ["Foundations", "Methods", "Comparison"]
+BOOK_PART = "Using the book"  # pages about the book (teaching, glossary, status), after the chapters
+
+
 def _toc_files():
     toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
     files = [toc["root"]]
     for part in toc["parts"]:
-        assert part.get("numbered") is True, part["caption"]
-        files += [c["file"] for c in part["chapters"]]
+        if part["caption"] in CHAPTER_PARTS:
+            assert part.get("numbered") is True, part["caption"]
+            files += [c["file"] for c in part["chapters"]]
     return toc, files
 
 
 def test_toc_lists_every_chapter_in_order_and_nothing_else():
     toc, files = _toc_files()
     assert toc["format"] == "jb-book"
-    notebooks = sorted(p.relative_to(ROOT).with_suffix("").as_posix() for p in (ROOT / "book/chapters").glob("*.ipynb"))
+    notebooks = sorted(p.relative_to(ROOT).with_suffix("").as_posix()
+                       for p in (ROOT / "book/chapters").glob("*.ipynb"))
     assert files[1:] == notebooks, "every chapter notebook is in the toc, in file order, and no other"
+    captions = [p["caption"] for p in toc["parts"]]
+    chapter_captions = [c for c in captions if c != BOOK_PART]
+    assert chapter_captions == CHAPTER_PARTS[: len(chapter_captions)]
+    assert captions == chapter_captions or captions == chapter_captions + [BOOK_PART], captions
+    for part in toc["parts"]:
+        if part["caption"] == BOOK_PART:
+            assert not part.get("numbered"), "the pages about the book are not numbered chapters"
+            for c in part["chapters"]:
+                assert c["file"].startswith("book/") and not c["file"].startswith("book/chapters/"), c["file"]
+                files.append(c["file"])
     for f in files:
         assert (ROOT / (f + ".md")).exists() or (ROOT / (f + ".ipynb")).exists(), f
-    captions = [p["caption"] for p in toc["parts"]]
-    assert captions == ["Foundations", "Methods", "Comparison"][: len(captions)]
     # The chapters' order (the file names sort in it): Foundations, SDP MMC, GMMC, UMC-RLS,
     # EMMC, support vector clustering, robust ensemble clustering, comparison.
     order = ["foundations", "sdp_mmc", "gmmc", "umc_rls", "emmc", "svc", "robust_ensemble", "comparison"]
-    stems = [f.split("/")[-1].split("_", 1)[1] for f in files[1:]]
+    stems = [f.split("/")[-1].split("_", 1)[1] for f in files[1:] if f.startswith("book/chapters/")]
     present = [o for o in order if o in stems]
     assert [s for s in stems if s in order] == present
 
 
 def test_notebooks_are_stored_without_outputs():
-    for nb_path in sorted((ROOT / "book/chapters").glob("*.ipynb")):
+    for nb_path in sorted((ROOT / "book").rglob("*.ipynb")):
         nb = json.loads(nb_path.read_text())
         for cell in nb["cells"]:
             if cell["cell_type"] == "code":

@@ -9,8 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mmcedu import SDPMMC, datasets
-from mmcedu._validation import SolverError, SolverWarning
 from mmcedu.balance import balanced_labelings, is_balanced, max_imbalance
+from mmcedu.exceptions import SolverError, SolverWarning
 from mmcedu.kernels import center_kernel, rbf_kernel
 from mmcedu.metrics import clustering_error
 from mmcedu.sdp_mmc import (
@@ -22,7 +22,7 @@ from mmcedu.sdp_mmc import (
     svm_dual_objective,
 )
 
-ACCURATE = {"solver": "CLARABEL"}  # interior point: tight duals on tiny problems
+ACCURATE = {"cvxpy_solver": "CLARABEL"}  # interior point: tight duals on tiny problems
 
 
 def _kernel(n=10, distance=6.0, gamma=0.5, seed=0, weights=(0.5, 0.5)):
@@ -133,7 +133,7 @@ def test_sdp_at_a_rank_one_M_is_exactly_omega(C):
     K, _, y = _kernel(8, seed=6)
     for ypm in (np.where(y == 0, 1, -1), np.array([1, -1] * 4)):
         sol = solve_sdp_mmc(
-            K, C, 0.25, fix_M=np.outer(ypm, ypm), solver="SCS",
+            K, C, 0.25, fix_M=np.outer(ypm, ypm), cvxpy_solver="SCS",
             solver_options={"eps": 1e-9, "max_iters": 200_000},
         )
         assert sol.delta == pytest.approx(svm_dual_objective(K, ypm, C), rel=1e-6)
@@ -153,7 +153,7 @@ def test_well_separated_labels_equal_brute_force_and_bound_is_tight(seed):
     assert model.labeling_objective_ == pytest.approx(w_bf, rel=1e-9)
     # and the dual's alpha is the SVM solution of that labeling
     _, alpha = svm_dual_objective(K, y_bf, 1.0, return_alpha=True)
-    np.testing.assert_allclose(model.alpha_, alpha, atol=1e-4)
+    np.testing.assert_allclose(model.dual_coef_, alpha, atol=1e-4)
 
 
 @pytest.mark.parametrize("C", [1.0, None])
@@ -189,20 +189,20 @@ def test_eigenvector_rounding_recovers_a_rank_one_M():
 def test_randomized_rounding_never_worse_than_eigenvector_and_seeded():
     K, _, _ = _kernel(12, distance=2.0, seed=8)
     sol = solve_sdp_mmc(K, 1.0, 0.2, **ACCURATE)
-    y_r, w_r = randomized_rounding(sol.M, K, 1.0, sol.l, n_rounds=30, random_state=0)
+    y_r, w_r = randomized_rounding(sol.M, K, 1.0, sol.l, n_hyperplanes=30, random_state=0)
     y_e = eigenvector_rounding(sol.M, sol.l)
     assert is_balanced(y_r, sol.l)
     assert w_r == pytest.approx(svm_dual_objective(K, y_r, 1.0))
     assert w_r <= svm_dual_objective(K, y_e, 1.0) + 1e-12
     assert w_r >= sol.delta - 1e-6
-    y_r2, _ = randomized_rounding(sol.M, K, 1.0, sol.l, n_rounds=30, random_state=0)
+    y_r2, _ = randomized_rounding(sol.M, K, 1.0, sol.l, n_hyperplanes=30, random_state=0)
     assert np.array_equal(y_r, y_r2)
 
 
 def test_randomized_estimator_objective_not_above_eigenvector():
     X, _ = datasets.two_gaussians(20, distance=2.5, random_state=3)
     a = SDPMMC(gamma=0.5, rounding="eigenvector").fit(X)
-    b = SDPMMC(gamma=0.5, rounding="randomized", n_rounds=20, random_state=0).fit(X)
+    b = SDPMMC(gamma=0.5, rounding="randomized", n_hyperplanes=20, random_state=0).fit(X)
     assert b.labeling_objective_ <= a.labeling_objective_ + 1e-9
     assert b.objective_ <= b.labeling_objective_ + 1e-3 * b.labeling_objective_
 
@@ -270,7 +270,7 @@ def test_non_psd_precomputed_kernel_says_how_far():
 def test_solver_failure_and_inaccuracy_are_reported():
     K, _, _ = _kernel(8)
     with pytest.raises(SolverError, match="OSQP"):
-        solve_sdp_mmc(K, 1.0, 0.25, solver="OSQP")
+        solve_sdp_mmc(K, 1.0, 0.25, cvxpy_solver="OSQP")
     X = datasets.two_gaussians(8, random_state=0)[0]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)  # cvxpy's own generic warning
@@ -280,22 +280,25 @@ def test_solver_failure_and_inaccuracy_are_reported():
 
 
 # ---------------------------------------------------------------- measurement and experiments
-def test_measure_sdp_mmc_reports_time_and_memory():
-    from mmcedu.sdp_mmc import measure_sdp_mmc
+def test_scaling_reports_time_memory_and_iterations():
+    from mmcedu.experiments.sdp_mmc import scaling
 
-    rows = measure_sdp_mmc([8, 12], memory="tracemalloc")
-    assert [r["n"] for r in rows] == [8, 12]
+    rows = scaling([8, 12], memory="tracemalloc")
+    assert [r["n"] for r in rows] == [8, 12] and {r["method"] for r in rows} == {"SDP MMC"}
     assert all(r["status"] == "optimal" and r["seconds"] > 0 and r["peak_mb"] > 0 for r in rows)
+    assert all(r["n_iter"] > 0 and r["memory"] == "tracemalloc" for r in rows)
     with pytest.raises(ValueError, match="memory"):
-        measure_sdp_mmc([8], memory="psutil")
+        scaling([8], memory="psutil")
 
 
 def test_table1_is_registered_with_the_paper_column():
     from mmcedu.experiments import all_tables
-    from mmcedu.experiments.sdp_mmc import PAPER_MMC
+    from mmcedu.experiments.registry import PAPER
+    from mmcedu.experiments.sdp_mmc import DATA_SETS
 
     assert "sdp_mmc_table1" in all_tables()
-    # the data sets the issue names: two Gaussians, two circles and four digit pairs
-    assert set(PAPER_MMC) == {"Two Gaussian", "Two Circles"} | {
+    # two Gaussians, two circles and four digit pairs: the rows of Table 1 with an MMC number
+    assert set(DATA_SETS) == {"Two Gaussian", "Two Circles"} | {
         f"Digits {p}" for p in ("3-8", "1-7", "2-7", "8-9")
     }
+    assert all(PAPER["valizadegan2006gmmc"]["Table 1"][d]["MMC"] >= 0 for d in DATA_SETS)

@@ -1,4 +1,4 @@
-"""Tests for support vector clustering (mmcedu.svc)."""
+"""Tests for support vector clustering (mmcedu.support_vector_clustering)."""
 
 import itertools
 
@@ -14,7 +14,7 @@ from mmcedu import SupportVectorClustering
 from mmcedu.datasets import moons, two_circles
 from mmcedu.kernels import rbf_kernel
 from mmcedu.metrics import adjusted_rand_score
-from mmcedu.svc import cone_radius, q_list, svdd_dual, svdd_radius_squared
+from mmcedu.support_vector_clustering import cone_radius, gamma_path, svdd_dual, svdd_radius_squared
 
 
 def _same_partition(a, b):
@@ -70,7 +70,7 @@ def test_kkt_conditions(moons60, C):
     """Slide 18: beta = 0 inside, 0 < beta < C on the sphere, beta = C outside."""
     X, _ = moons60
     m = SupportVectorClustering(gamma=5.0, C=C).fit(X)
-    b, R2, d2 = m.beta_, m.radius_squared_, m.distances_squared_
+    b, R2, d2 = m.dual_coef_, m.radius_squared_, m.distances_squared_
     assert b.sum() == pytest.approx(1.0) and b.min() >= 0 and b.max() <= C + 1e-12
     sv = np.zeros(len(b), bool)
     sv[m.support_] = True
@@ -96,7 +96,7 @@ def test_infeasible_C_and_bounded_case():
         svdd_dual(np.eye(20), C=0.01)
     # C = 1/N: every beta at its bound, beta = 1/N is the only feasible point
     m = SupportVectorClustering(gamma=1.0, C=1.0 / 20).fit(X)
-    np.testing.assert_allclose(m.beta_, 1.0 / 20)
+    np.testing.assert_allclose(m.dual_coef_, 1.0 / 20)
     assert len(m.bounded_support_) == 20
     assert m.labels_.shape == (20,)
 
@@ -105,7 +105,7 @@ def test_infeasible_C_and_bounded_case():
 def test_lemma_q_zero_gives_R2_zero():
     X, _ = moons(30, noise=0.05, random_state=0)
     for solver in ("libsvm", "cvxpy"):
-        K = rbf_kernel(X, gamma=0.0)  # all ones: every image is the same point
+        K = np.ones((len(X), len(X)))  # the kernel at gamma = 0: every image is the same point
         beta, _ = svdd_dual(K, 1.0, solver=solver)
         R2, d2 = svdd_radius_squared(K, beta, 1.0)
         assert R2 == pytest.approx(0.0, abs=1e-10)
@@ -121,7 +121,7 @@ def test_lemma_q_infinity(solver):
     n = len(X)
     q = 1e3 / pdist(X, "sqeuclidean").min()
     m = SupportVectorClustering(gamma=q, solver=solver).fit(X)
-    np.testing.assert_allclose(m.beta_, 1.0 / n, atol=1e-6)
+    np.testing.assert_allclose(m.dual_coef_, 1.0 / n, atol=1e-6)
     assert m.radius_squared_ == pytest.approx(1 - 1.0 / n, abs=1e-9)
     assert len(m.support_) == n
     assert m.n_clusters_ == n  # every point its own cluster
@@ -147,39 +147,45 @@ def test_R2_non_decreasing_in_q(seed, n, q1, factor):
 
 
 # ----------------------------------------------------------------------------- q-list
-def test_q_list(moons60):
+def test_gamma_path(moons60):
     X, _ = moons60
-    ql = q_list(X)
+    ql = gamma_path(X)
     d2 = pdist(X, "sqeuclidean")
-    assert ql.q[0] == pytest.approx(1 / d2.max())
+    assert ql.gamma[0] == pytest.approx(1 / d2.max())
     assert ql.estimated_length == pytest.approx(np.log2(d2.max()) - np.log2(d2.min()))
-    assert np.all(np.diff(ql.q) > 0)
+    assert np.all(np.diff(ql.gamma) > 0)
     assert np.all(np.diff(ql.radius_squared) >= -1e-9)
-    assert ql.radius_squared[-1] <= ql.target == 1 - 1 / len(X)
-    assert ql.n_support[-1] == len(X) or ql.target - ql.radius_squared[-1] < 1e-3
+    assert ql.radius_squared[-1] <= ql.radius_squared_limit == 1 - 1 / len(X)
+    assert ql.n_support[-1] == len(X) or ql.radius_squared_limit - ql.radius_squared[-1] < 1e-3
     # the secant step: q_{k+1} - q_k = (T - R2_k)(q_k - q_{k-1}) / (R2_k - R2_{k-1})
-    qq = np.r_[0.0, ql.q]
+    qq = np.r_[0.0, ql.gamma]
     rr = np.r_[0.0, ql.radius_squared]
-    for k in range(1, len(ql.q) - 1):
-        step = (ql.target - rr[k]) * (qq[k] - qq[k - 1]) / (rr[k] - rr[k - 1])
+    for k in range(1, len(ql.gamma) - 1):
+        step = (ql.radius_squared_limit - rr[k]) * (qq[k] - qq[k - 1]) / (rr[k] - rr[k - 1])
         assert qq[k + 1] == pytest.approx(max(qq[k] + step, 1.01 * qq[k]))
-    assert 0.5 < len(ql.q) / ql.estimated_length < 2.0
+    assert 0.5 < len(ql.gamma) / ql.estimated_length < 2.0
     with pytest.raises(ValueError, match="at least 2"):
-        q_list(X[:1])
+        gamma_path(X[:1])
     with pytest.raises(ValueError, match="NaN"):
-        q_list(np.where(np.eye(60, 2) > 0, np.nan, X))
+        gamma_path(np.where(np.eye(60, 2) > 0, np.nan, X))
 
 
 # ----------------------------------------------------------------------------- labeling
 def _naive_complete_graph(model, X, m):
-    """Loop-by-loop complete graph (Ben-Hur et al. 2001) using model.distance_squared."""
+    """Loop-by-loop complete graph (Ben-Hur et al. 2001) using model.distance_squared.
+
+    Inside the sphere: R^2(x) <= R^2 + the scatter of the unbounded support vectors around
+    R^2 (the accuracy of the solve), and every unbounded support vector.
+    """
     R2 = model.radius_squared_
-    inside = np.flatnonzero(model.distances_squared_ <= R2 + 1e-10)
+    free = np.setdiff1d(model.support_, model.bounded_support_)
+    tol = max(np.abs(model.distances_squared_[free] - R2).max(), 1e-10)
+    inside = np.union1d(np.flatnonzero(model.distances_squared_ <= R2 + tol), free)
     A = np.zeros((len(X), len(X)), bool)
     t = np.arange(1, m + 1) / (m + 1)
     for i, j in itertools.combinations(inside, 2):
         seg = X[i] + t[:, None] * (X[j] - X[i])
-        A[i, j] = np.all(model.distance_squared(seg) <= R2 + 1e-10)
+        A[i, j] = np.all(model.distance_squared(seg) <= R2 + tol)
     _, lab = connected_components(A[np.ix_(inside, inside)], directed=False)
     labels = np.empty(len(X), int)
     labels[inside] = lab

@@ -9,11 +9,13 @@ from hypothesis import strategies as st
 
 from mmcedu import UMCRLS
 from mmcedu.datasets import blobs, iris, moons
-from mmcedu.kernels import gamma_from_sigma, nystroem_factor, pairwise_distance_range, rbf_kernel
+from mmcedu.exceptions import BalanceWarning
+from mmcedu.kernels import max_distance_gamma, nystroem_factor, rbf_kernel
 from mmcedu.metrics import adjusted_rand_score
 from mmcedu.umc_rls import (
     _class_vectors,
     _ExactScorer,
+    dense_path_bytes,
     flip_delta,
     hat_matrix,
     low_rank_hat_factor,
@@ -32,7 +34,7 @@ def _problem(seed, n, d=2, width=1.0):
 
 def _iris_kernel(fraction=0.5):
     X, y = iris()
-    gamma = gamma_from_sigma(fraction * pairwise_distance_range(X)[1], convention="sigma_squared")
+    gamma = max_distance_gamma(X, fraction)  # the paper's width
     return X, y, gamma, rbf_kernel(X, gamma=gamma)
 
 
@@ -150,13 +152,73 @@ def test_fast_path_makes_the_oracles_moves(search, seed):
         assert results[True]["converged"]
 
 
-def test_estimator_objective_is_eq_10_of_its_labels():
+@pytest.mark.parametrize("final_descent", [True, False])
+def test_estimator_objective_is_eq_10_of_its_labels(final_descent):
     X, K = _problem(3, 30, width=1.5)
-    model = UMCRLS(3, alpha=0.05, gamma=1 / 1.5**2, n_rounds=5, random_state=3).fit(X)
-    ref = run_search(K, 0.05, 3, n_rounds=5, random_state=3, naive=True)
-    assert np.array_equal(np.unique(ref["labels"], return_inverse=True)[1], model.labels_)
+    model = UMCRLS(3, alpha=0.05, gamma=1 / 1.5**2, n_rounds=5, final_descent=final_descent,
+                   random_state=3).fit(X)
+    ref = run_search(K, 0.05, 3, n_rounds=5, random_state=3, naive=True, keep_nonempty=True,
+                     descent=final_descent)
+    assert np.array_equal(ref["labels"], model.labels_)
+    assert model.n_iter_ == ref["n_iter"] and model.n_descent_moves_ == ref["descent_moves"]
     assert model.objective_ == pytest.approx(umc_objective(K, model.labels_, 0.05, 3), abs=1e-8)
     assert model.objective_ == pytest.approx(ref["objective"], abs=1e-8)
+
+
+@pytest.mark.parametrize("search", ["shaking", "steepest", "stochastic"])
+@pytest.mark.parametrize("seed", [0, 1])
+def test_constrained_search_and_descent_make_the_oracles_moves(search, seed):
+    """keep_nonempty (and the final descent after shaking) on the fast and naive scorers."""
+    n, k, lam = 18, 5, 2.0**-4
+    _, K = _problem(seed, n, width=1.0)
+    logs = {}
+    for naive in (False, True):
+        log = []
+        out = run_search(K, lam, k, search=search, n_rounds=3, random_state=seed, naive=naive,
+                         keep_nonempty=True, descent=True,
+                         on_move=lambda j, d, dq, log=log: log.append((j, d, dq)))
+        logs[naive] = (log, out)
+    (fast, a), (slow, b) = logs[False], logs[True]
+    assert [m[:2] for m in fast] == [m[:2] for m in slow]
+    assert np.allclose([m[2] for m in fast], [m[2] for m in slow], atol=1e-7)
+    assert np.array_equal(a["labels"], b["labels"]) and np.unique(a["labels"]).size == k
+    assert a["converged"] and a["counts"]["solves"] == 0 and b["counts"]["solves"] > 0
+
+
+def test_shaking_ends_off_a_local_minimum_and_the_descent_reaches_one():
+    """Shaking's end point (equal sizes) is not a single-move local minimum of Q; the final
+    descent (Algorithm 1 from there) is, and it lowers Q by exactly the sum of its moves."""
+    X, y = iris()
+    K = rbf_kernel(X, gamma=max_distance_gamma(X))
+    R = hat_matrix(K, 2.0**-7)
+    shaken = run_search(None, 2.0**-7, 3, R=R, random_state=0)
+    assert sorted(np.bincount(shaken["labels"])) == [50, 50, 50]
+    scorer = _ExactScorer(R, shaken["labels"].copy(), 3)
+    assert scorer.delta_all().min() < -1e-6  # an improving move exists
+    log = []
+    done = run_search(None, 2.0**-7, 3, R=R, random_state=0, descent=True,
+                      on_move=lambda j, d, dq: log.append(dq))
+    assert done["descent_moves"] > 0 and done["converged"]
+    assert done["objective"] == pytest.approx(shaken["objective"] + sum(log[-done["descent_moves"]:]))
+    assert _ExactScorer(R, done["labels"].copy(), 3).delta_all().min() >= -1e-9
+
+
+def test_counted_work_per_move():
+    """One claim of Algorithm 3: the fast scorer scores the n - |C_d| candidates in O(1) each
+    and updates 2n cache entries; the naive oracle solves n - |C_d| + 1 linear systems."""
+    n, k = 40, 3
+    _, K = _problem(7, n)
+    init = np.random.RandomState(7).randint(k, size=n)
+    size0 = int(np.sum(init == 0))
+    fast = run_search(K, 0.1, k, init=init, max_iter=1)
+    naive = run_search(K, 0.1, k, init=init, max_iter=1, naive=True)
+    assert fast["counts"] == {"scores": n - size0, "evaluations": 1, "cache_updates": 2 * n,
+                              "solves": 0}
+    assert naive["counts"]["solves"] == n - size0 + 1
+    assert naive["counts"]["scores"] == n - size0
+    full = run_search(K, 0.1, k, init=init)
+    assert full["counts"]["cache_updates"] == 2 * n * full["n_iter"]
+    assert full["counts"]["evaluations"] == full["n_iter"]  # shaking: one evaluation per claim
 
 
 def test_full_rank_factor_makes_the_same_moves_as_exact_R():
@@ -187,12 +249,49 @@ def test_q_is_degenerate_one_cluster_beats_the_truth():
 
 
 def test_iris_shaking_recovers_species():
+    """The paper's algorithm (shaking alone) at the paper's width and lambda."""
     X, y, gamma, _ = _iris_kernel()
     scores = [
-        adjusted_rand_score(y, UMCRLS(3, alpha=2**-7, gamma=gamma, random_state=s).fit_predict(X))
+        adjusted_rand_score(y, UMCRLS(3, alpha=2**-7, gamma=gamma, final_descent=False,
+                                      random_state=s).fit_predict(X))
         for s in range(5)
     ]
     assert np.mean(scores) >= 0.9
+
+
+def _standardized(loader):
+    from sklearn.preprocessing import StandardScaler
+
+    X, y = loader(return_X_y=True)
+    return StandardScaler().fit_transform(X), y
+
+
+@pytest.mark.parametrize("name", ["iris", "breast_cancer"])
+def test_defaults_are_as_sensible_as_kmeans(name):
+    """UMCRLS() on standardized data vs k-means, 5 seeds (the defaults study)."""
+    import sklearn.datasets
+    from sklearn.cluster import KMeans
+
+    X, y = _standardized(getattr(sklearn.datasets, f"load_{name}"))
+    k = len(np.unique(y))
+    ours = [adjusted_rand_score(y, UMCRLS(k, random_state=s).fit_predict(X)) for s in range(5)]
+    km = [adjusted_rand_score(y, KMeans(k, n_init=10, random_state=s).fit_predict(X))
+          for s in range(5)]
+    assert np.mean(ours) >= np.mean(km)
+
+
+def test_final_descent_frees_the_sizes_on_unbalanced_data():
+    """Breast cancer (212 : 357): shaking alone returns 284 : 285; the descent follows Q."""
+    from sklearn.datasets import load_breast_cancer
+
+    X, y = _standardized(load_breast_cancer)
+    alone = UMCRLS(final_descent=False, random_state=0)
+    with pytest.warns(BalanceWarning):
+        alone.fit(X)
+    both = UMCRLS(random_state=0).fit(X)
+    assert sorted(np.bincount(alone.labels_)) == [284, 285]
+    assert min(np.bincount(both.labels_)) < 250 and both.objective_ < alone.objective_
+    assert adjusted_rand_score(y, both.labels_) > adjusted_rand_score(y, alone.labels_) + 0.15
 
 
 def test_two_clusters_do_not_depend_on_the_start():
@@ -213,12 +312,25 @@ def test_precomputed_kernel_equals_rbf():
 def test_low_rank_path_memory_and_accuracy():
     X, y = blobs(8000, centers=4, cluster_std=0.6, random_state=0)
     tracemalloc.start()
-    model = UMCRLS(4, alpha=2**-7, n_components=40, random_state=0).fit(X)
+    gamma = max_distance_gamma(X)  # the paper's width, in O(n) memory
+    model = UMCRLS(4, alpha=2**-7, gamma=gamma, n_components=40, random_state=0).fit(X)
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
     assert peak < 0.1 * 8 * X.shape[0] ** 2  # far below one n x n matrix (512 MB)
     assert adjusted_rand_score(y, model.labels_) > 0.9
     assert np.bincount(model.labels_).min() > 0
+
+
+@pytest.mark.parametrize("kernel", ["rbf", "linear"])
+@pytest.mark.parametrize("n", [600, 1500])
+def test_dense_path_memory_is_its_formula(kernel, n):
+    """The traced peak of a dense fit stays within dense_path_bytes (two n x n arrays)."""
+    X, _ = blobs(n, centers=3, random_state=0)
+    tracemalloc.start()
+    UMCRLS(3, kernel=kernel, random_state=0).fit(X)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert 2 * 8 * n * n < peak <= dense_path_bytes(n, 3)
 
 
 def test_batched_claims_keep_the_result():
@@ -271,11 +383,84 @@ def test_bad_parameters():
 
 def test_table1_data_and_registry():
     from mmcedu.experiments import umc_rls as exp
+    from mmcedu.experiments.registry import DATASETS, load, stand_in
 
-    assert set(exp.TABLES) == {"umc_rls_table1", "umc_rls_selection"}
-    X, y, k = exp.load("USPS 5-8")
-    assert X.shape == (500, 64) and k == 4 and np.array_equal(np.bincount(y)[5:], [125] * 4)
-    X, y, k = exp.load("Iris")
-    assert X.shape == (150, 4) and k == 3
+    assert set(exp.TABLES) == {"umc_rls_table1", "umc_rls_table2", "umc_rls_selection"}
+    assert exp.DATA_SETS == ("Iris", "Moons", "USPS 1-4", "USPS 5-8")
+    data = stand_in("pahikkala2012umc", "USPS 5-8")[0]
+    X, y = load(data)
+    assert X.shape == (500, 64) and DATASETS[data].n_clusters == 4
+    assert np.array_equal(np.bincount(y)[5:], [125] * 4) and X.max() == 16  # raw pixels
+    X, y = load(stand_in("pahikkala2012umc", "Iris")[0])
+    assert X.shape == (150, 4)
     with pytest.raises(ValueError, match="Unknown data set"):
-        exp.load("COIL")
+        load("COIL")
+    with pytest.raises(ValueError, match="No stand-in"):
+        stand_in("pahikkala2012umc", "COIL")
+
+
+def test_precomputed_low_rank_uses_the_leading_eigenvectors():
+    """n_components with a precomputed kernel: the r leading eigenpairs (a truncated
+    eigensolver) give the same factor, hence the same moves, as a full decomposition."""
+    X, _ = blobs(120, centers=3, random_state=4)
+    K = rbf_kernel(X, gamma=0.1)
+    r = 12
+    model = UMCRLS(3, alpha=0.01, kernel="precomputed", n_components=r, random_state=0).fit(K)
+    s, V = np.linalg.eigh(K)
+    Phi = V[:, -r:] * np.sqrt(np.clip(s[-r:], 0, None))
+    ref = run_search(None, 0.01, 3, L=low_rank_hat_factor(Phi, 0.01), random_state=0,
+                     max_batches=64, keep_nonempty=True, descent=True)
+    assert np.array_equal(ref["labels"], model.labels_)
+    assert model.n_iter_ == ref["n_iter"] and model.objective_ == pytest.approx(ref["objective"])
+
+
+def test_rbf_low_rank_path_is_the_search_on_the_nystroem_factor():
+    """The estimator draws the start, then the landmarks, from one stream; L is built block
+    by block (here in several blocks) and equals the one-shot factor."""
+    from sklearn.kernel_approximation import Nystroem
+
+    from mmcedu import umc_rls
+
+    X, _ = blobs(500, centers=3, random_state=5)
+    rng = np.random.RandomState(0)
+    init = rng.randint(3, size=500)
+    Phi = Nystroem(gamma=0.2, n_components=40, random_state=rng).fit(X).transform(X)
+    L = low_rank_hat_factor(Phi, 0.125)
+    ref = run_search(None, 0.125, 3, L=L, init=init, max_batches=64, keep_nonempty=True,
+                     descent=True)
+    old = umc_rls._BLOCK_ENTRIES
+    try:
+        umc_rls._BLOCK_ENTRIES = 40 * 64  # 64 rows per block: eight blocks
+        model = UMCRLS(3, gamma=0.2, n_components=40, random_state=0).fit(X)
+        L_blocks = Phi.copy()
+        umc_rls._hat_factor_inplace(L_blocks, 0.125)
+    finally:
+        umc_rls._BLOCK_ENTRIES = old
+    assert np.allclose(L_blocks, L, atol=1e-10)
+    assert np.array_equal(ref["labels"], model.labels_) and model.n_iter_ == ref["n_iter"]
+    assert model.n_evaluations_ == ref["counts"]["evaluations"]
+
+
+def test_full_rank_low_rank_path_makes_the_dense_paths_moves():
+    """n <= 64: every claim is one point at a time, so a full-rank factor (the precomputed
+    kernel's eigenvectors) gives exactly the dense path's search."""
+    X, _ = blobs(60, centers=3, random_state=2)
+    K = rbf_kernel(X, gamma=0.1)
+    dense = UMCRLS(3, kernel="precomputed", random_state=4).fit(K)
+    low = UMCRLS(3, kernel="precomputed", n_components=60, random_state=4).fit(K)
+    assert np.array_equal(dense.labels_, low.labels_) and dense.n_iter_ == low.n_iter_
+    assert dense.objective_ == pytest.approx(low.objective_, rel=1e-9)
+
+
+def test_scale_path_agrees_with_the_dense_path():
+    """Nystroem r = 100 vs the exact R on 2,000 points: ARI within 0.05 (vs the truth and vs
+    each other); float32 gives the same labels as float64 and Q to 1e-6 relative."""
+    X, y = blobs(2000, centers=[[0, 0], [4, 0], [2, 3.5]], cluster_std=0.8, random_state=3)
+    dense = UMCRLS(3, random_state=0).fit(X)
+    low = UMCRLS(3, n_components=100, random_state=0).fit(X)
+    low32 = UMCRLS(3, n_components=100, dtype="float32", random_state=0).fit(X)
+    a_dense, a_low = adjusted_rand_score(y, dense.labels_), adjusted_rand_score(y, low.labels_)
+    assert a_dense > 0.9 and abs(a_dense - a_low) < 0.05
+    assert adjusted_rand_score(dense.labels_, low.labels_) > 0.95
+    assert np.array_equal(low.labels_, low32.labels_)
+    assert low32.objective_ == pytest.approx(low.objective_, rel=1e-6)
