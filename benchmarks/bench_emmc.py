@@ -1,58 +1,208 @@
-"""Benchmark EMMC: fit time vs n and vs L, and the primal / dual ridge forms, in one run.
+"""Benchmark EMMC at scale: time, peak memory and ARI from n = 10^3 to 10^5 in one run.
 
 Usage::
 
-    OMP_NUM_THREADS=1 python benchmarks/bench_emmc.py          # full sizes (about a minute)
+    OMP_NUM_THREADS=1 python benchmarks/bench_emmc.py          # n = 10^3 .. 10^5 (minutes)
     OMP_NUM_THREADS=1 python benchmarks/bench_emmc.py --quick  # small sizes (seconds)
+    OMP_NUM_THREADS=1 python benchmarks/bench_emmc.py --save   # also write benchmarks/results/
 
-Prints ratios rather than absolute claims: time relative to the smallest size (with the
-log-log slope between the two largest sizes), time per alternation (the number of
-alternations varies with the data), and dual / primal time for one factorization + solve.
-The ELM ridge system is L x L in the primal form and n x n in the dual form, so the primal
-form should win when L < n and the dual form when L > n (``form="auto"`` picks the smaller).
+Data with known labels at any size: scikit-learn's 8 x 8 digits (pixels / 16) resampled with
+replacement plus N(0, 0.05^2) pixel noise, clipped to [0, 1]; ten clusters.
+``EMMC(10, local_search=True, max_iter=100)``, otherwise the defaults (``n_hidden=200``,
+``C=1``, ``balance=0.1``, k-means start, ``output="auto"`` = ten one-hot outputs); at
+n = 10^5 the alternation needs about 52 alternations, above the default ``max_iter=50``.
+
+Every size runs in a fresh subprocess, which reports its own peak resident memory
+(``ru_maxrss``, imports included) and CPU seconds (``time.process_time``, one BLAS thread):
+CPU seconds are what the fit needs from one free core; wall seconds depend on the load of
+the machine, printed with every row. The fit is split into k-means (the start), the setup
+(hidden layer, ``H^T H``, Cholesky factor, ``Z`` of the local search), the alternations
+(CPU seconds per alternation) and the local search (moves made). Counts (alternations, flips,
+swaps) are deterministic; times are not.
+
+A second table compares the fit at the largest n with a fit on a shared subsample (its first
+5,000 samples): ARI against the digit labels on those samples, and the ARI of the two
+labelings. A third shows the ridge system's two forms (primal ``L x L`` vs dual ``n x n``)
+and the fit time against ``L`` (ratios, not absolute claims).
 """
 
 from __future__ import annotations
 
 import argparse
-import math
+import csv
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
 
-from mmcedu.experiments.emmc import timing_study
+ROOT = Path(__file__).resolve().parents[1]
+RESULTS = ROOT / "benchmarks" / "results"
+
+CHILD = r"""
+import json, os, resource, sys, time, warnings
+import numpy as np
+from sklearn.cluster import KMeans
+from sklearn.datasets import load_digits
+from sklearn.metrics import adjusted_rand_score
+import mmcedu.emmc as E
+
+n, seed, n_hidden, subsample = (int(v) for v in sys.argv[1:5])
+digits = load_digits()
+X0, y0 = digits.data / 16.0, digits.target
+rng = np.random.RandomState(seed)
+idx = rng.randint(len(y0), size=n)
+X = np.clip(X0[idx] + 0.05 * rng.standard_normal((n, 64)), 0.0, 1.0)
+y = y0[idx]
+
+cpu = {"kmeans": 0.0, "alternations": 0.0, "local_search": 0.0}
+def timed(key, f):
+    def wrapper(*a, **k):
+        t = time.process_time()
+        try:
+            return f(*a, **k)
+        finally:
+            cpu[key] += time.process_time() - t
+    return wrapper
+KMeans.fit = timed("kmeans", KMeans.fit)
+E.EMMC._alternate = timed("alternations", E.EMMC._alternate)
+E._local_search = timed("local_search", E._local_search)
+
+def fit(Xf):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        t0, w0 = time.process_time(), time.perf_counter()
+        model = E.EMMC(10, n_hidden=n_hidden, local_search=True, max_iter=100,
+                       random_state=seed).fit(Xf)
+        return model, time.process_time() - t0, time.perf_counter() - w0, caught
+
+model, fit_cpu, fit_wall, caught = fit(X)
+out = {
+    "n": n, "n_hidden": n_hidden, "n_clusters": 10, "seed": seed,
+    "fit_cpu_s": fit_cpu, "fit_wall_s": fit_wall, "kmeans_cpu_s": cpu["kmeans"],
+    "alternation_cpu_s": cpu["alternations"], "local_search_cpu_s": cpu["local_search"],
+    "setup_cpu_s": fit_cpu - cpu["kmeans"] - cpu["alternations"] - cpu["local_search"],
+    "alternations": int(model.n_iter_), "flips": int(model.n_flips_), "swaps": int(model.n_swaps_),
+    "per_alternation_cpu_s": cpu["alternations"] / max(1, model.n_iter_),
+    "objective": float(model.objective_), "balance_decided": int(model.balance_decided_),
+    "ari": adjusted_rand_score(y, model.labels_),
+    "ari_kmeans_start": adjusted_rand_score(y, model.init_labels_),
+    "warnings": sorted({w.category.__name__ for w in caught}),
+    "load_1min": os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan"),
+}
+if subsample:
+    small, _, _, _ = fit(X[:subsample])
+    out.update({
+        "subsample": subsample,
+        "ari_large_on_subsample": adjusted_rand_score(y[:subsample], model.labels_[:subsample]),
+        "ari_small_fit": adjusted_rand_score(y[:subsample], small.labels_),
+        "ari_large_vs_small": adjusted_rand_score(small.labels_, model.labels_[:subsample]),
+    })
+out["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+print("@@" + json.dumps(out))
+"""
 
 
-def _scaling(rows, name):
-    base = rows[0][1]
-    print(f"{name:>6}  fit s      x smallest  s / alternation")
-    for size, t, per in rows:
-        print(f"{size:>6}  {t:9.4f}  {t / base:10.2f}  {per:10.5f}")
-    (s1, t1, p1), (s2, t2, p2) = rows[-2], rows[-1]
-    slope = math.log(p2 / p1) / math.log(s2 / s1)
-    print(f"log-log slope of time per alternation between {name}={s1} and {s2}: {slope:.2f}\n")
+def run_point(n, *, seed=0, n_hidden=200, subsample=0, timeout=3600):
+    env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
+    proc = subprocess.run(
+        [sys.executable, "-c", CHILD, str(n), str(seed), str(n_hidden), str(subsample)],
+        capture_output=True, text=True, timeout=timeout, env=env,
+    )
+    if proc.returncode != 0:
+        raise RuntimeError(f"n={n} failed:\n{proc.stderr[-2000:]}")
+    line = [l for l in proc.stdout.splitlines() if l.startswith("@@")][-1]
+    return json.loads(line[2:])
 
 
-def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="small sizes, one repeat")
-    args = parser.parse_args(argv)
-    if args.quick:
-        res = timing_study(ns=(200, 400, 800), Ls=(50, 100, 200, 400), n_fixed=400,
-                           form_cases=((800, 100), (100, 800)), repeats=2)
+COLUMNS = [
+    ("n", "{:>7d}"), ("fit_cpu_s", "{:9.2f}"), ("fit_wall_s", "{:9.2f}"),
+    ("kmeans_cpu_s", "{:8.2f}"), ("setup_cpu_s", "{:8.2f}"), ("alternations", "{:5d}"),
+    ("per_alternation_cpu_s", "{:9.4f}"), ("flips", "{:6d}"), ("swaps", "{:6d}"),
+    ("local_search_cpu_s", "{:8.2f}"), ("peak_rss_mb", "{:8.0f}"), ("ari", "{:6.3f}"),
+    ("ari_kmeans_start", "{:6.3f}"), ("load_1min", "{:5.1f}"),
+]
+HEADER = ("      n   fit cpu  fit wall  kmeans    setup  alts  cpu/alt  flips  swaps  "
+          "ls cpu   RSS MB   ARI  ARIkm  load")
+
+
+def _forms(quick):
+    import math
+
+    from mmcedu.experiments.emmc import timing_study
+
+    if quick:
+        res = timing_study(ns=(200, 400), Ls=(50, 200), n_fixed=300, form_cases=((800, 100), (100, 800)),
+                           repeats=1)
     else:
-        res = timing_study(ns=(250, 500, 1000, 2000, 4000), Ls=(50, 100, 200, 400, 800, 1600),
-                           n_fixed=1000, form_cases=((2000, 100), (2000, 500), (500, 2000),
-                                                     (100, 2000)), repeats=5)
-    print("EMMC fit time vs n (L fixed)")
-    _scaling(res["n"], "n")
-    print("EMMC fit time vs L (n fixed)")
-    _scaling(res["L"], "L")
+        res = timing_study(ns=(500, 1000), Ls=(50, 100, 200, 400, 800, 1600), n_fixed=1000,
+                           form_cases=((2000, 100), (2000, 500), (500, 2000), (100, 2000)), repeats=3)
+    print("\nEMMC fit time vs L (n fixed; best of repeats)")
+    print("     L    fit s   s / alternation")
+    for L, t, per in res["L"]:
+        print(f"{L:>6}  {t:7.4f}  {per:10.5f}")
+    (l1, _, p1), (l2, _, p2) = res["L"][-2], res["L"][-1]
+    print(f"log-log slope of time per alternation between L={l1} and {l2}: "
+          f"{math.log(p2 / p1) / math.log(l2 / l1):.2f}")
     print("Ridge output weights: one factorization + solve")
     print("     n      L  primal s    dual s    dual/primal  auto picks")
     for n, L, tp, td, ratio, auto in res["forms"]:
         print(f"{n:>6} {L:>6}  {tp:8.4f}  {td:8.4f}  {ratio:11.3f}  {auto}")
-        faster = "primal" if tp < td else "dual"
-        if faster != auto:
-            print("        (auto's choice was not the faster one here: timings are noisy)")
-    return res
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="small sizes (seconds)")
+    parser.add_argument("--save", action="store_true",
+                        help="write benchmarks/results/emmc_scale.csv and emmc_shared_subsample.csv")
+    parser.add_argument("--sizes", type=int, nargs="*", default=None,
+                        help="sample sizes to run instead of the default ones")
+    parser.add_argument("--no-forms", action="store_true",
+                        help="skip the primal / dual and L tables")
+    parser.add_argument("--out", type=Path, default=RESULTS, help="directory for --save")
+    args = parser.parse_args(argv)
+    if args.sizes:
+        sizes = args.sizes
+    elif args.quick:
+        sizes = [500, 1000, 2000]
+    else:
+        sizes = [1000, 2000, 5000, 10_000, 20_000, 50_000, 100_000]
+    subsample = 500 if args.quick else 5000
+    print(f"EMMC(10) on resampled noisy digits, one BLAS thread, load {os.getloadavg()[0]:.1f} "
+          "(CPU s: one core; wall s: this machine now)")
+    print(HEADER)
+    rows = []
+    for n in sizes:
+        t0 = time.perf_counter()
+        row = run_point(n, subsample=subsample if n == sizes[-1] else 0)
+        rows.append(row)
+        print("  ".join(fmt.format(row[key]) for key, fmt in COLUMNS),
+              f"(subprocess {time.perf_counter() - t0:.0f} s)", flush=True)
+    last = rows[-1]
+    print(f"\nShared subsample: the first {last['subsample']} of the n = {last['n']} samples")
+    print("  ARI vs digits, n-fit restricted to them  ARI vs digits, fit on them alone  "
+          "ARI between the two")
+    print(f"  {last['ari_large_on_subsample']:38.3f}  {last['ari_small_fit']:32.3f}  "
+          f"{last['ari_large_vs_small']:19.3f}")
+    if not args.no_forms:
+        _forms(args.quick)
+    if args.save:
+        args.out.mkdir(parents=True, exist_ok=True)
+        keys = [k for k, _ in COLUMNS] + ["objective", "balance_decided", "n_hidden", "n_clusters", "seed"]
+        with open(args.out / "emmc_scale.csv", "w", newline="") as fh:
+            w = csv.writer(fh)
+            w.writerow(keys)
+            for row in rows:
+                w.writerow([row[k] for k in keys])
+        with open(args.out / "emmc_shared_subsample.csv", "w", newline="") as fh:
+            w = csv.writer(fh)
+            keys = ["n", "subsample", "ari_large_on_subsample", "ari_small_fit", "ari_large_vs_small",
+                    "load_1min"]
+            w.writerow(keys)
+            w.writerow([last[k] for k in keys])
+    return rows
 
 
 if __name__ == "__main__":

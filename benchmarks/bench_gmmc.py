@@ -1,65 +1,225 @@
-"""Figure 1 of Valizadegan & Jin (2006): time of SDP MMC and GMMC versus n, in one run.
+"""GMMC at scale: time, CPU, peak memory and ARI of ``GMMC(n_components=...)`` versus n.
 
 Usage::
 
-    python benchmarks/bench_gmmc.py            # n = 20 ... 80 for both, GMMC up to 2,000
-    python benchmarks/bench_gmmc.py --quick    # n = 20, 40, 60 for both, GMMC up to 500
+    python benchmarks/bench_gmmc.py                  # n = 1,000 ... 100,000 (about 20 min)
+    python benchmarks/bench_gmmc.py --quick          # n = 1,000 and 2,000 (about 20 CPU s)
+    python benchmarks/bench_gmmc.py --sizes 1000 10000 --out results.csv
+    python benchmarks/bench_gmmc.py --figure1        # Figure 1 of the paper: SDP MMC vs GMMC
+    python benchmarks/bench_gmmc.py --defaults       # GMMC() vs k-means on real data, 5 seeds
 
-Both methods fit the same data (``datasets.two_gaussians(n)``, RBF kernel, gamma = 0.5):
-SDP MMC (:class:`mmcedu.SDPMMC`, SCS) has n(n+1)/2 unknowns, GMMC (:class:`mmcedu.GMMC`,
-low-rank Burer-Monteiro solver with L-BFGS, certified duality gap) has n x rank. The script
-prints the ratio SDP MMC / GMMC at each n and the fitted log-log slopes (time ~ n^a), which
-mean something on a loaded machine where absolute seconds do not. Past a few thousand points
-GMMC is limited by the dense n x n kernel (memory 8 n^2 bytes, O(n^2 rank) per iteration).
-Set OMP_NUM_THREADS=1 for comparable numbers.
+Data: the registered two circles (labels known), RBF kernel with ``gamma = 50``. Each size
+runs in its own process with one BLAS thread; that process reports its wall-clock and CPU
+seconds (user + system: what an idle core would need, robust to other load on the machine)
+and its peak resident memory (``ru_maxrss``, data generation included). The path is the
+Nystroem factor of rank ``n_components`` (default 300) with the structured reduced matrix
+(no n x n array) and the preconditioned Burer-Monteiro solver; its duality gap is certified
+for the relaxation of the approximated kernel. The exact-kernel path (``n_components=None``)
+then labels a shared subsample (2,000 points) of the largest data set, in
+its own process, and the ARI of the two labelings on that subsample is printed (300 points
+in quick mode).
 """
 
 from __future__ import annotations
 
 import argparse
+import csv
+import json
 import os
+import resource
+import subprocess
+import sys
+import time
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
-import numpy as np
+import numpy as np  # noqa: E402
 
-from mmcedu.experiments.gmmc import scaling
-from mmcedu.report import Table
+GAMMA = 50.0
 
 
-def slope(ns, values):
-    """Least-squares slope of log(value) against log(n)."""
-    pairs = [(n, v) for n, v in zip(ns, values) if v is not None and v > 0]
-    if len(pairs) < 2:
-        return float("nan")
-    a, b = np.log(np.array(pairs, dtype=float)).T
-    return float(np.polyfit(a, b, 1)[0])
+def _data(n):
+    from mmcedu.datasets import two_circles
+
+    return two_circles(n, random_state=0)
+
+
+def _subsample(n, m):
+    return np.sort(np.random.default_rng(0).choice(n, size=min(m, n), replace=False))
+
+
+def child(args):
+    """One fit in this process; prints one JSON line."""
+    import warnings
+
+    from sklearn.metrics import adjusted_rand_score
+
+    from mmcedu import GMMC
+
+    X, y = _data(args["n"])
+    sub = None
+    if args.get("sub"):
+        sub = _subsample(args["n"], args["sub"])
+        if args["dense"]:
+            X, y = X[sub], y[sub]
+    t0, r0 = time.perf_counter(), resource.getrusage(resource.RUSAGE_SELF)
+    with warnings.catch_warnings(record=True) as ws:
+        warnings.simplefilter("always")
+        model = GMMC(gamma=GAMMA, n_components=None if args["dense"] else args["r"],
+                     random_state=0).fit(X)
+    r1 = resource.getrusage(resource.RUSAGE_SELF)
+    out = {
+        "n": len(X), "seconds": time.perf_counter() - t0,
+        "cpu_seconds": (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime),
+        "peak_mb": r1.ru_maxrss / 1024.0, "n_iter": int(model.n_iter_),
+        "rel_gap": model.duality_gap_ / max(model.objective_, 1.0),
+        "ari": adjusted_rand_score(y, model.labels_),
+        "warnings": [w.category.__name__ for w in ws],
+    }
+    if sub is not None:
+        out["sub_labels"] = (model.labels_ if args["dense"] else model.labels_[sub]).tolist()
+    print("RESULT " + json.dumps(out), flush=True)
+
+
+def run(args):
+    env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1")
+    proc = subprocess.run([sys.executable, os.path.abspath(__file__), "--child", json.dumps(args)],
+                          capture_output=True, text=True, env=env)
+    if proc.returncode != 0:
+        raise RuntimeError(proc.stderr[-2000:])
+    line = [s for s in proc.stdout.splitlines() if s.startswith("RESULT ")][-1]
+    return json.loads(line[len("RESULT "):])
+
+
+def scale(sizes, r, m_sub, out=None):
+    from sklearn.metrics import adjusted_rand_score
+
+    rows = []
+    print(f"GMMC(n_components={r}, gamma={GAMMA}) on two circles, one process per size")
+    print(f"{'n':>8} {'wall s':>8} {'CPU s':>8} {'peak MB':>8} {'iters':>6} {'rel gap':>9} "
+          f"{'ARI':>6}")
+    for i, n in enumerate(sizes):
+        res = run({"n": n, "r": min(r, n), "dense": False,
+                   "sub": m_sub if i == len(sizes) - 1 else None})
+        rows.append(res)
+        print(f"{n:>8} {res['seconds']:8.1f} {res['cpu_seconds']:8.1f} {res['peak_mb']:8.0f} "
+              f"{res['n_iter']:6d} {res['rel_gap']:9.2e} {res['ari']:6.3f} "
+              f"{' '.join(res['warnings'])}", flush=True)
+    dense = run({"n": sizes[-1], "r": None, "dense": True, "sub": m_sub})
+    ari = adjusted_rand_score(dense["sub_labels"], rows[-1]["sub_labels"])
+    print(f"shared subsample of {dense['n']} points of n = {sizes[-1]}: exact kernel "
+          f"{dense['seconds']:.1f} s (CPU {dense['cpu_seconds']:.1f} s), "
+          f"{dense['peak_mb']:.0f} MB, rel gap {dense['rel_gap']:.2e}, ARI vs truth "
+          f"{dense['ari']:.3f}; ARI exact vs n_components={r}: {ari:.3f} "
+          f"{' '.join(dense['warnings'])}")
+    if out:
+        with open(out, "w", newline="") as fh:
+            w = csv.writer(fh)
+            w.writerow(["n", "n_components", "seconds", "cpu_seconds", "peak_mb", "n_iter",
+                        "rel_gap", "ari", "warnings"])
+            for res in rows:
+                w.writerow([res["n"], min(r, res["n"]), f"{res['seconds']:.2f}",
+                            f"{res['cpu_seconds']:.2f}", f"{res['peak_mb']:.0f}", res["n_iter"],
+                            f"{res['rel_gap']:.3g}", f"{res['ari']:.4f}",
+                            " ".join(res["warnings"])])
+            w.writerow([dense["n"], "exact", f"{dense['seconds']:.2f}",
+                        f"{dense['cpu_seconds']:.2f}", f"{dense['peak_mb']:.0f}",
+                        dense["n_iter"], f"{dense['rel_gap']:.3g}", f"{dense['ari']:.4f}",
+                        " ".join(dense["warnings"])])
+    return rows, dense, ari
+
+
+def figure1(quick):
+    """Figure 1 of Valizadegan & Jin (2006): time of SDP MMC and GMMC versus n."""
+    from mmcedu.experiments.gmmc import scaling
+    from mmcedu.report import Table
+
+    sizes = [20, 40, 60, 200, 500] if quick else [20, 40, 60, 80, 200, 500, 1000, 2000]
+    sdp_max = 60 if quick else 80
+    runs = scaling(sizes, max_n={"SDP MMC": sdp_max}, repeats=3)
+    sdp = {r["n"]: r for r in runs if r["method"] == "SDP MMC" and not r["skipped"]}
+    gmmc = {r["n"]: r for r in runs if r["method"] == "GMMC"}
+    table = []
+    for n in sizes:
+        s, g = sdp.get(n, {}).get("seconds"), gmmc[n]
+        table.append([n, s, g["seconds"], s / g["seconds"] if s else None, g["gap"], g["error"]])
+    print(Table(table, ["n", "SDP MMC s", "GMMC s", "SDP/GMMC", "GMMC gap", "GMMC error %"],
+                floatfmt=".3g", title="Figure 1: one fit, same data"))
+
+
+def defaults(out=None, seeds=(0, 1, 2, 3, 4)):
+    """``GMMC()`` with its defaults versus ``KMeans(2)`` on standardized real data (ARI with
+    the true classes; GMMC is a two-cluster method, so both make two clusters)."""
+    import warnings
+
+    from sklearn.cluster import KMeans
+    from sklearn.datasets import load_breast_cancer, load_digits, load_iris, load_wine
+    from sklearn.metrics import adjusted_rand_score
+    from sklearn.preprocessing import StandardScaler
+
+    from mmcedu import GMMC
+
+    digits = load_digits()
+    keep = np.isin(digits.target, (3, 8))
+    data = {
+        "iris": load_iris(return_X_y=True), "wine": load_wine(return_X_y=True),
+        "breast cancer": load_breast_cancer(return_X_y=True),
+        "digits 3 vs 8": (digits.data[keep], digits.target[keep]),
+    }
+    rows = []
+    print(f"{'data':<14} {'seed':>4} {'GMMC ARI':>9} {'k-means ARI':>11} {'GMMC s':>7} "
+          f"{'rel gap':>8}  warnings")
+    for name, (X, y) in data.items():
+        X = StandardScaler().fit_transform(X)
+        for seed in seeds:
+            t0 = time.perf_counter()
+            with warnings.catch_warnings(record=True) as ws:
+                warnings.simplefilter("always")
+                model = GMMC(random_state=seed).fit(X)
+            sec = time.perf_counter() - t0
+            km = KMeans(2, n_init=10, random_state=seed).fit(X)
+            row = [name, seed, adjusted_rand_score(y, model.labels_),
+                   adjusted_rand_score(y, km.labels_), sec,
+                   model.duality_gap_ / max(model.objective_, 1.0),
+                   " ".join(sorted({w.category.__name__ for w in ws}))]
+            rows.append(row)
+            print(f"{name:<14} {seed:>4} {row[2]:9.3f} {row[3]:11.3f} {sec:7.1f} {row[5]:8.1e}  "
+                  f"{row[6]}", flush=True)
+    if out:
+        with open(out, "w", newline="") as fh:
+            w = csv.writer(fh)
+            w.writerow(["data", "seed", "gmmc_ari", "kmeans_ari", "gmmc_seconds", "rel_gap",
+                        "warnings"])
+            for r in rows:
+                w.writerow([r[0], r[1], f"{r[2]:.4f}", f"{r[3]:.4f}", f"{r[4]:.2f}",
+                            f"{r[5]:.3g}", r[6]])
+    return rows
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="small sizes only (about a minute)")
+    parser.add_argument("--quick", action="store_true", help="small sizes only (seconds)")
     parser.add_argument("--sizes", type=int, nargs="*", help="override the list of n")
+    parser.add_argument("--n-components", type=int, default=None,
+                        help="rank of the Nystroem factor (default 300)")
+    parser.add_argument("--sub", type=int, default=None,
+                        help="size of the shared subsample (default 2,000; 300 with --quick)")
+    parser.add_argument("--out", help="write the table to this CSV file")
+    parser.add_argument("--figure1", action="store_true",
+                        help="the paper's Figure 1 (SDP MMC vs GMMC, small n) instead")
+    parser.add_argument("--defaults", action="store_true",
+                        help="GMMC() vs k-means on standardized real data (5 seeds) instead")
+    parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
-    if args.sizes:
-        sizes = args.sizes
-    elif args.quick:
-        sizes = [20, 40, 60, 200, 500]
-    else:
-        sizes = [20, 40, 60, 80, 200, 500, 1000, 2000]
-    sdp_max = 60 if args.quick else 80
-    rows = scaling(sizes, sdp_max_n=sdp_max, progress=lambda d, t: print(f"  {d}/{t}", flush=True))
-    table = []
-    for r in rows:
-        ratio = r["sdp_mmc"] / r["gmmc"] if r["sdp_mmc"] else None
-        table.append([r["n"], r["sdp_mmc"], r["gmmc"], ratio, r["gap"], r["error_gmmc"]])
-    print(Table(table, ["n", "SDP MMC s", "GMMC s", "SDP/GMMC", "GMMC gap", "GMMC error %"],
-                floatfmt=".3g", title="Figure 1: one fit, same data"))
-    ns = [r["n"] for r in rows]
-    small = [r for r in rows if r["sdp_mmc"]]
-    print(f"slope SDP MMC (n <= {sdp_max}): {slope([r['n'] for r in small], [r['sdp_mmc'] for r in small]):.2f}")
-    print(f"slope GMMC   (n <= {sdp_max}): {slope([r['n'] for r in small], [r['gmmc'] for r in small]):.2f}")
-    print(f"slope GMMC   (all n):     {slope(ns, [r['gmmc'] for r in rows]):.2f}")
+    if args.child:
+        return child(json.loads(args.child))
+    if args.figure1:
+        return figure1(args.quick)
+    if args.defaults:
+        return defaults(args.out, seeds=(0,) if args.quick else (0, 1, 2, 3, 4))
+    sizes = args.sizes or ([1000, 2000] if args.quick else [1000, 3000, 10000, 30000, 100000])
+    r = args.n_components or 300
+    scale(sizes, r, args.sub or (300 if args.quick else 2000), args.out)
 
 
 if __name__ == "__main__":
