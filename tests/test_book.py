@@ -1,7 +1,10 @@
 """Build the whole book as a reader's machine would, and check the result.
 
 The build executes every notebook afresh (``execute_notebooks: force``) with warnings as
-errors (``-W -n --keep-going``), into a temporary folder.
+errors (``-W -n --keep-going``), into a temporary folder. It is the suite's one execution of
+the chapters: a failing cell, a verification assert included, fails the build
+(``raise_on_error: true`` in _config.yml), and ``test_chapter_ran_to_the_end`` names the
+chapter. One chapter alone runs under nbval: ``python -m pytest book/chapters/NN_name.ipynb``.
 """
 
 import html as html_lib
@@ -75,6 +78,21 @@ def test_build_has_no_warnings(built_book):
         if re.search(r"\bWARNING\b", line) and "Kernel is running over TCP" not in line
     ]
     assert not warnings, "\n".join(warnings)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("chapter", _chapters())
+def test_chapter_ran_to_the_end(built_book, chapter):
+    """Each chapter's page holds the outputs of its cells, and none of them is an error."""
+    html, _ = built_book
+    page = html / (chapter + ".html")
+    assert page.exists(), chapter
+    soup = _soup(page)
+    outputs = soup.select(".cell_output")
+    assert outputs, f"{chapter}: no cell output on the page (was it executed?)"
+    text = "\n".join(o.get_text(" ") for o in outputs)
+    for marker in ("Traceback (most recent call last)", "AssertionError", "CellExecutionError"):
+        assert marker not in text, f"{chapter}: {marker} in a cell output"
 
 
 @pytest.mark.slow

@@ -45,9 +45,12 @@ def jupyterlab(tmp_path_factory):
     tracker = settings / "@jupyterlab" / "notebook-extension" / "tracker.jupyterlab-settings"
     tracker.parent.mkdir(parents=True)
     tracker.write_text(json.dumps({"windowingMode": "none"}))  # render every cell, not only the visible ones
+    # a workspace of its own, not ~/.jupyter's: a stale workspace reopens old tabs
+    workspaces = tmp_path_factory.mktemp("lab-workspaces")
     port = free_port()
     cmd = [sys.executable, "-m", "jupyterlab", "--no-browser", f"--port={port}", "--ServerApp.ip=127.0.0.1",
            "--ServerApp.token=", "--ServerApp.password=", f"--ServerApp.root_dir={root}",
+           f"--LabApp.workspaces_dir={workspaces}",
            "--LabApp.news_url=None", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"]
     if hasattr(os, "geteuid") and os.geteuid() == 0:
         cmd.append("--allow-root")
@@ -83,10 +86,16 @@ def test_chapter_renders_myst_in_jupyterlab(jupyterlab, name):
     source = "\n".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "markdown")
     n_exercises = source.count("{exercise}")
 
-    dom = dump_dom(f"{jupyterlab}/lab/tree/{name}.ipynb", budget_ms=40000)
+    # ?reset: a workspace holding only this notebook (the tabs of the previous test are closed)
+    dom = dump_dom(f"{jupyterlab}/lab/tree/{name}.ipynb?reset", budget_ms=40000)
     soup = BeautifulSoup(dom, "html.parser")
-    rendered = soup.select(".jp-MarkdownCell .myst")  # jupyterlab-myst's output, beside the hidden editor
-    assert len(rendered) == n_markdown, f"{len(rendered)} of {n_markdown} Markdown cells rendered by MyST"
+    cells = soup.select(".jp-MarkdownCell")
+    assert len(cells) == n_markdown, f"{len(cells)} of {n_markdown} Markdown cells shown"
+    # jupyterlab-myst's output sits beside the hidden editor; its blocks nest further ``.myst``
+    # elements (admonitions, exercises), so each cell is read through its outermost one
+    rendered = [c.select_one(".myst") for c in cells]
+    missing = [i for i, r in enumerate(rendered) if r is None]
+    assert not missing, f"Markdown cells {missing} of {n_markdown} are not rendered by MyST"
     text = "\n".join(r.get_text(" ") for r in rendered)
     for literal in LITERAL_MYST:
         assert literal not in text, f"raw MyST {literal!r} shown in JupyterLab"
