@@ -5,6 +5,12 @@ Usage::
     python benchmarks/bench_parallel.py            # EMMC Table 1, full protocol (a few minutes)
     python benchmarks/bench_parallel.py --quick    # EMMC Table 1, quick protocol (under a minute)
     python benchmarks/bench_parallel.py --table sdp_mmc_table1 --jobs 1 2
+    python benchmarks/bench_parallel.py --search   # LabelFreeSearch over a 12-point grid
+
+With ``--search`` the timed work is a :class:`mmcedu.LabelFreeSearch` of UMC-RLS over 12
+kernel widths (stability criterion, 10 resamples each) on 600 points of the moons: the
+label-free issue's target is a ratio of at least 1.6 on two cores; ``cv_results_`` must be
+identical for both ``n_jobs``.
 
 The table is computed with ``n_jobs=1`` and with ``n_jobs=2``
 (:func:`mmcedu.experiments.parallel.map_tasks`), bypassing the cache, and the script prints
@@ -45,13 +51,52 @@ def _comparable(table, timed):
     return [[r[j] for j in keep] for r in table.rows]
 
 
+def _search(n_jobs, n_samples):
+    import numpy as np
+
+    from mmcedu import UMCRLS, LabelFreeSearch
+    from mmcedu.datasets import moons
+    from mmcedu.model_selection import relative_gamma_grid
+
+    X, _ = moons(n_samples, random_state=0)
+    grid = {"gamma": relative_gamma_grid(X, tuple(np.linspace(-2, 5, 12)))}
+    search = LabelFreeSearch(UMCRLS(2, alpha=2.0**-3, random_state=0), grid, criterion="stability",
+                             n_resamples=10, n_jobs=n_jobs, random_state=0)
+    search.fit(X)
+    return search
+
+
+def _main_search(args):
+    n1, n2 = args.jobs
+    pids = set(map_tasks(_warm, range(4 * max(n1, n2)), n_jobs=max(n1, n2)))
+    times, results = {n1: [], n2: []}, {}
+    for r in range(args.rounds):
+        for n in ((n1, n2) if r % 2 == 0 else (n2, n1)):
+            t0 = time.perf_counter()
+            s = _search(n, args.n_samples)
+            times[n].append(time.perf_counter() - t0)
+            results[n] = [(p, sc) for p, sc in zip(s.cv_results_["params"], s.cv_results_["mean_score"])]
+    same = repr(results[n1]) == repr(results[n2])
+    rows = [[n, len(times[n]), min(times[n]), sum(times[n]) / len(times[n])] for n in (n1, n2)]
+    print(Table(rows, ["n_jobs", "runs", "best s", "mean s"], floatfmt=".2f",
+                title=f"LabelFreeSearch, UMC-RLS, 12 widths x 10 resamples, n = {args.n_samples}, "
+                      f"{os.cpu_count()} cores, {len(pids)} worker processes"))
+    print(f"ratio n_jobs={n1} / n_jobs={n2} (best times): {min(times[n1]) / min(times[n2]):.2f}")
+    print(f"cv_results_ equal: {same}")
+    return 0 if same else 1
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="the quick protocol (a smoke test)")
     parser.add_argument("--table", default="emmc_table1", help="a registered table name")
     parser.add_argument("--jobs", type=int, nargs=2, default=[1, 2], metavar=("N1", "N2"))
     parser.add_argument("--rounds", type=int, default=1)
+    parser.add_argument("--search", action="store_true", help="time a 12-point LabelFreeSearch instead")
+    parser.add_argument("--n-samples", type=int, default=600, help="points of the moons (--search)")
     args = parser.parse_args(argv)
+    if args.search:
+        return _main_search(args)
     wrapped = all_tables()[args.table]
     fn = getattr(wrapped, "__wrapped__", wrapped)  # the table function itself: no cache
     timed = getattr(wrapped, "cache_timings", ())

@@ -23,3 +23,13 @@ def test_benchmark_quick_mode_runs(script):
     assert proc.returncode == 0, proc.stderr[-3000:]
     lines = [l for l in proc.stdout.splitlines() if any(ch.isdigit() for ch in l)]
     assert len(lines) >= 3, proc.stdout
+
+
+@pytest.mark.slow
+def test_parallel_search_benchmark_gives_equal_results_for_any_n_jobs():
+    script = ROOT / "benchmarks" / "bench_parallel.py"
+    proc = subprocess.run([sys.executable, str(script), "--search", "--n-samples", "60"],
+                          capture_output=True, text=True, timeout=600, cwd=ROOT)
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-3000:]
+    assert "cv_results_ equal: True" in proc.stdout
+    assert "ratio n_jobs=1 / n_jobs=2" in proc.stdout
