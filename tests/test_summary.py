@@ -30,7 +30,7 @@ def test_every_item_is_one_row_with_a_verdict_or_a_test():
                 assert it.why, f"{it.id}: says why it is not measured"
         else:
             assert it.verdict is None, f"{it.id}: a measured item's verdict is derived"
-            assert it.test in ("abs", ">=", "<")
+            assert it.test in ("abs", ">=", ">", "<")
             assert (it.tol if it.test == "abs" else it.threshold) is not None, it.id
 
 

@@ -80,7 +80,8 @@ class Item:
 
     ``paper`` is the printed number (or a short text for a claim), ``cells`` how many printed
     numbers the row stands for. A measured item has ``test``: ``"abs"`` (``|ours - paper| <=
-    tol``), ``">="`` or ``"<"`` (``ours`` against ``threshold``). An item not measured here has
+    tol``), ``">="``, ``">"`` or ``"<"`` (``ours`` against ``threshold``; ``">"`` with a
+    threshold of 0.5 reads "most": more than half). An item not measured here has
     a typed ``verdict`` and ``evidence`` (the chapter, or "-"). ``why`` is the reason shown
     when the item differs or is not measured.
     """
@@ -173,16 +174,20 @@ def _gmmc_items():
              "solver ill-conditioned (a protocol deviation, not an erratum)"),
         Item("G-N4", GMMC, "Section 3.2, Eqs. (8)-(10)", "soft margin with C = 100,000 (a "
              "'very large value'): the bound never binds, so soft = hard margin",
-             PAPER[GMMC]["Section 3.2"]["soft margin"]["C"], test="<",
-             threshold=PAPER[GMMC]["Section 3.2"]["soft margin"]["C"],
-             why="criterion: the largest multiplier of the hard-margin optimum stays below C"),
+             PAPER[GMMC]["Section 3.2"]["soft margin"]["C"], verdict="reproduced",
+             evidence="derivation (chapter 10, Figure 2 section)",
+             why="true by construction, not by measurement: dual feasibility B - diag(gamma) >= 0 "
+             "gives gamma_i <= B_ii <= L_ii + C_e <= 1 + C_e with the normalized Laplacian of "
+             "Remark II, so C = 1e5 cannot bind on any data (with the paper's C_e = 1e4 "
+             "neither); a run comparing the multipliers with C cannot fail"),
         Item("G-N5", GMMC, "Section 4", "ten kernels, widths 10-100 % of the range, for (12)",
              "protocol", verdict="reproduced", evidence="chapter 03 (gmmc_kernel_learning)"),
         Item("G-N7", GMMC, "Section 4", "SDP MMC only on 80-instance subsets", 80,
              verdict="reproduced", evidence="gmmc_table1 (quick: 40)"),
         Item("G-N8", GMMC, "Section 4", "GMMC is similar to or better than MMC and NC on most "
-             "data sets", "a claim", test=">=", threshold=0.5,
-             why="criterion: GMMC <= min(NC, MMC) + 3 points on at least half the offline rows"),
+             "data sets", "a claim", test=">", threshold=0.5,
+             why="criterion: GMMC <= min(NC, MMC) + 3 points on most (more than half) of the "
+             "offline rows"),
         Item("G-N9", GMMC, "Section 4", "sizes and features of the offline UCI rows: Digits "
              "180 x 64, Breast 285 x 32", "4 numbers", cells=4, verdict="differs",
              evidence="registry (digits pairs, breast cancer)",
@@ -202,9 +207,10 @@ def _gmmc_items():
              why="criterion: the mean error of the worst k exceeds the best k's by at least 10 "
              "points on at least half the offline rows"),
         Item("G-N12", GMMC, "Section 4", "GMMC performs similarly to self-tuning spectral "
-             "clustering with the best k on most data sets", "a claim", test=">=",
-             threshold=0.5, why="criterion: |GMMC - ST best k| <= 3 points on at least half "
-             "the offline rows"),
+             "clustering with the best k on most data sets", "a claim", test=">",
+             threshold=0.5, why="criterion: |GMMC - ST best k| <= 3 points on most (more than "
+             "half) of the offline rows; 'most' read as more than half (revised on review: the "
+             "first criterion, at least half, let 4 of 8 rows pass as 'most')"),
         Item("G-N13", GMMC, "Section 4", "unsupervised kernel learning comes close to the "
              "optimal width on a number of data sets", "a claim", test=">=", threshold=2,
              why="criterion: UKL's error is within 3 points of GMMC's at the best width on at "
@@ -225,7 +231,9 @@ def _umc_items():
         for m in methods:
             mean, sd = t1[row][m]
             items.append(Item(f"U-T1/{row}/{m}", UMC, f"Table I, {row}, {m}",
-                              f"mean ARI (sd {sd:.2f}) of 10 runs", mean, cells=2, test="abs",
+                              "mean ARI of 10 runs", mean, test="abs", tol=TOL_ARI))
+            items.append(Item(f"U-T1/{row}/{m}/sd", UMC, f"Table I, {row}, {m} (sd)",
+                              "standard deviation of the ARI over 10 runs", sd, test="abs",
                               tol=TOL_ARI))
             items.append(Item(f"U-T2/{row}/{m}", UMC, f"Table II, {row}, {m}",
                               "maximum ARI of the 10 final runs", t2[row][m], test="abs",
@@ -252,6 +260,10 @@ def _umc_items():
         Item("U-T1-size-other", UMC, "Table I, sizes and classes (other rows)", "Coil 1440/20, "
              "Coil 1-4 and 5-8 288/4, Letter 500/4", "8 numbers", cells=8,
              verdict="not reproducible offline", why="COIL-20 and UCI letter are not offline"),
+        Item("U-F1-3", UMC, "Figures 1-3", "the algorithms: stochastic descent, steepest "
+             "descent, steepest descent with shaking", "3 algorithms", cells=3,
+             verdict="reproduced", evidence="chapter 04 (mmcedu.UMCRLS search='stochastic', "
+             "'steepest', 'shaking'; Steep-RLS and Stoc-RLS columns)"),
         Item("U-F4", UMC, "Figure 4", "shaking on three Gaussian clusters", "a figure",
              verdict="reproduced", evidence="chapter 04 (qualitative)"),
         Item("U-F5", UMC, "Figure 5", "steepest-descent steps grow linearly with n (COIL-20, "
@@ -567,10 +579,6 @@ def _gmmc_measure(tables, out):
                            f"GMMC, two Gaussians 3 apart, widths {min(widths):g}-{max(widths):g} "
                            f"of the range ({len(widths)}); NC spans "
                            f"{max(mean_nc) - min(mean_nc):.1f} points")
-    mult = [r[5] for r in rows if np.isfinite(r[5])]
-    out["G-N4"] = Measured(float(max(mult)), None, len({r[1] for r in rows}),
-                           f"largest multiplier over {len(mult)} GMMC optima (data sets, seeds, "
-                           "widths)")
     # G-N8: share of offline rows where GMMC <= min(NC, MMC) + 3
     ok = []
     for paper_row in ["Two Circles", "Two Jointed Circles", "Two Gaussian", "Digits 3-8",
@@ -622,6 +630,8 @@ def _umc_measure(tables, out):
         for r in t1.rows:
             out[f"U-T1/{r[0]}/{r[1]}"] = Measured(float(r[3]), float(r[4]), n_runs,
                                                   r[5].split("; ")[-1])
+            out[f"U-T1/{r[0]}/{r[1]}/sd"] = Measured(
+                float(r[4]), None, n_runs, f"sd over {n_runs} runs; {r[5].split('; ')[-1]}")
             best[r[0]] = max(best.get(r[0], -1.0), float(r[3]))
         umc = {r[0]: float(r[3]) for r in t1.rows if r[1] == "UMC-RLS"}
         hits = [umc[n] >= best[n] - TOL_ARI for n in umc]
@@ -778,6 +788,8 @@ def verdict(item, m):
         ok = abs(m.value - float(item.paper)) <= item.tol
     elif item.test == ">=":
         ok = m.value >= item.threshold
+    elif item.test == ">":
+        ok = m.value > item.threshold
     else:
         ok = m.value < item.threshold
     return "reproduced" if ok else "differs"
