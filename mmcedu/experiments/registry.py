@@ -187,7 +187,7 @@ def load(name, n_samples=None, random_state=0, *, standardize=False):
 # Numbers quoted from the source documents: PAPER[source][table][row][column].
 PAPER = {
     # Valizadegan & Jin (2006), Table 1: clustering error (%) at the optimal kernel width of
-    # normalized cut (NC), SDP MMC on 80-sample subsets (MMC), GMMC, and GMMC with the
+    # normalized cut (NC), SDP MMC (MMC; on 80-sample subsets of the UCI data sets), GMMC, and GMMC with the
     # unsupervised kernel learning (UKL).
     "valizadegan2006gmmc": {
         "Table 1": {

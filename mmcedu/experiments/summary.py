@@ -124,7 +124,7 @@ def _gmmc_items():
     items = []
     t1 = PAPER[GMMC]["Table 1"] | PAPER[GMMC]["Table 1 (UCI rows)"]
     st = PAPER[GMMC]["Table 1 (ST)"]
-    cols = {"NC": "normalized cut", "MMC": "SDP MMC (80 samples)", "GMMC": "GMMC",
+    cols = {"NC": "normalized cut", "MMC": "SDP MMC (80 samples on the UCI rows)", "GMMC": "GMMC",
             "UKL": "GMMC, unsupervised kernel learning (12)"}
     for row in ["Two Circles", "Two Jointed Circles", "Two Gaussian", "Vote", "Digits 3-8",
                 "Digits 1-7", "Digits 2-7", "Digits 8-9", "Ionosphere", "Breast"]:
@@ -182,7 +182,8 @@ def _gmmc_items():
              "neither); a run comparing the multipliers with C cannot fail"),
         Item("G-N5", GMMC, "Section 4", "ten kernels, widths 10-100 % of the range, for (12)",
              "protocol", verdict="reproduced", evidence="chapter 03 (gmmc_kernel_learning)"),
-        Item("G-N7", GMMC, "Section 4", "SDP MMC only on 80-instance subsets", 80,
+        Item("G-N7", GMMC, "Section 4", "SDP MMC only on 80-instance subsets of the UCI data "
+             "sets (out of memory)", 80,
              verdict="reproduced", evidence="gmmc_table1 (quick: 40)"),
         Item("G-N8", GMMC, "Section 4", "GMMC is similar to or better than MMC and NC on most "
              "data sets", "a claim", test=">", threshold=0.5,
@@ -271,6 +272,11 @@ def _umc_items():
              why="COIL-20 not offline; digits stand-in"),
         Item("U-Th1", UMC, "Theorem 1", "O((s|C| + r) n^2) total time", "a bound",
              verdict="reproduced", evidence="chapter 04 (counted work)"),
+        Item("U-L1", UMC, "Lemma 1", "F(y) = 1 - y^T V Lambda Lambda V^T y (the RLS cost "
+             "through the eigendecomposition)", "a formula", verdict="differs",
+             evidence="chapter 04 (asserted against the RLS cost)",
+             why="the leading 1 (printed three times) is y^T y = n, a paper error; the "
+             "missing tilde on the second Lambda is an extraction loss"),
         Item("U-L2", UMC, "Lemma 2", "the flip change in O(1)", "a bound",
              verdict="reproduced", evidence="chapter 04"),
         Item("U-L3", UMC, "Lemma 3", "cache update in O(n)", "a bound", verdict="reproduced",
@@ -566,9 +572,16 @@ def _gmmc_measure(tables, out):
     kl = tables.get("gmmc_kernel_learning")
     if kl is not None:
         for r in kl.rows:
+            data = ("; stand-in means 3 apart, Bayes error "
+                    f"{_bayes_two_gaussians(3.0):.1f} % > the paper's 3.75 %"
+                    if r[0] == "Two Gaussian" else "")
             out[f"G-T1/{r[0]}/UKL"] = Measured(
                 float(r[3]), None, 1, f"(12) as printed on n = {r[5]}; weight on the widest "
-                f"kernel {r[1]:.2f}")
+                f"kernel {r[1]:.2f}{data}")
+    # GMMC and NC at the best width on the chapters' Two Gaussian (3 apart), the data of the
+    # MMC and UKL cells of that row: claims comparing methods compare them on the same data
+    same_data = {c: per_seed("Two Gaussian", c) for c in ("GMMC", "NC")} if "Two Gaussian" in names else {}
+    same_data = {c: float(e.mean()) for c, e in same_data.items() if np.all(np.isfinite(e))}
     # Figure 2: the span of the mean error curve over the widths (overlapped Gaussians)
     curve = [r for r in rows if r[0] == "Two Gaussian"]
     widths = sorted({r[2] for r in curve})
@@ -585,8 +598,14 @@ def _gmmc_measure(tables, out):
                       "Digits 1-7", "Digits 2-7", "Digits 8-9", "Breast"]:
         g, nc = out[f"G-T1/{paper_row}/GMMC"], out[f"G-T1/{paper_row}/NC"]
         m = out.get(f"G-T1/{paper_row}/MMC")
+        if paper_row == "Two Gaussian" and m is not None:  # MMC ran on the 3-apart data
+            ok.append(g.value <= nc.value + TOL_ERROR and (
+                "GMMC" in same_data and same_data["GMMC"] <= m.value + TOL_ERROR))
+            continue
         ok.append(g.value <= min(nc.value, m.value if m else np.inf) + TOL_ERROR)
-    out["G-N8"] = Measured(float(np.mean(ok)), None, 1, f"{sum(ok)} of {len(ok)} rows")
+    out["G-N8"] = Measured(float(np.mean(ok)), None, 1,
+                           f"{sum(ok)} of {len(ok)} rows (Two Gaussian: NC on the 4.5-apart "
+                           "data, MMC against GMMC on the 3-apart data it ran on)")
     # G-N2: NC at the width rule of Shi et al. (10 %, 20 % of the range) against the oracle width
     poor = []
     for name in names:
@@ -613,8 +632,10 @@ def _gmmc_measure(tables, out):
                             "rows: " + ", ".join(r for r, c in zip(offline, close) if c))
     # G-N13: UKL against GMMC at the best width, on the rows where UKL is measured
     ukl = [r for r in offline if f"G-T1/{r}/UKL" in out]
-    near = [r for r in ukl
-            if out[f"G-T1/{r}/UKL"].value <= out[f"G-T1/{r}/GMMC"].value + TOL_ERROR]
+    ukl = [r for r in ukl if r != "Two Gaussian" or "GMMC" in same_data]
+    gmmc_same = {r: (same_data["GMMC"] if r == "Two Gaussian" else out[f"G-T1/{r}/GMMC"].value)
+                 for r in ukl}  # Two Gaussian: UKL ran on the 3-apart data
+    near = [r for r in ukl if out[f"G-T1/{r}/UKL"].value <= gmmc_same[r] + TOL_ERROR]
     if ukl:
         out["G-N13"] = Measured(float(len(near)), None, 1,
                                 f"UKL within 3 points of GMMC's best width on {len(near)} of "
