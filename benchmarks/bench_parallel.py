@@ -66,24 +66,31 @@ def _search(n_jobs, n_samples):
     return search
 
 
-def _main_search(args):
+def _time_pair(args, run, describe, same_label, fmt):
+    """Time ``run(n_jobs)`` for both job counts, alternating; print the table and the ratio.
+
+    ``run`` returns what must agree between the two job counts; ``describe`` titles the table.
+    """
     n1, n2 = args.jobs
     pids = set(map_tasks(_warm, range(4 * max(n1, n2)), n_jobs=max(n1, n2)))
     times, results = {n1: [], n2: []}, {}
     for r in range(args.rounds):
         for n in ((n1, n2) if r % 2 == 0 else (n2, n1)):
             t0 = time.perf_counter()
-            s = _search(n, args.n_samples)
+            results[n] = run(n)
             times[n].append(time.perf_counter() - t0)
-            results[n] = [(p, sc) for p, sc in zip(s.cv_results_["params"], s.cv_results_["mean_score"])]
-    same = repr(results[n1]) == repr(results[n2])
+    same = results[n1] == results[n2]
     rows = [[n, len(times[n]), min(times[n]), sum(times[n]) / len(times[n])] for n in (n1, n2)]
-    print(Table(rows, ["n_jobs", "runs", "best s", "mean s"], floatfmt=".2f",
-                title=f"LabelFreeSearch, UMC-RLS, 12 widths x 10 resamples, n = {args.n_samples}, "
-                      f"{os.cpu_count()} cores, {len(pids)} worker processes"))
+    print(Table(rows, ["n_jobs", "runs", "best s", "mean s"], floatfmt=fmt,
+                title=f"{describe}, {os.cpu_count()} cores, {len(pids)} worker processes"))
     print(f"ratio n_jobs={n1} / n_jobs={n2} (best times): {min(times[n1]) / min(times[n2]):.2f}")
-    print(f"cv_results_ equal: {same}")
+    print(f"{same_label}: {same}")
     return 0 if same else 1
+
+
+def _search_results(n_jobs, n_samples):
+    s = _search(n_jobs, n_samples)
+    return repr(list(zip(s.cv_results_["params"], s.cv_results_["mean_score"])))
 
 
 def main(argv=None):
@@ -96,29 +103,16 @@ def main(argv=None):
     parser.add_argument("--n-samples", type=int, default=600, help="points of the moons (--search)")
     args = parser.parse_args(argv)
     if args.search:
-        return _main_search(args)
+        return _time_pair(args, lambda n: _search_results(n, args.n_samples),
+                          f"LabelFreeSearch, UMC-RLS, 12 widths x 10 resamples, n = {args.n_samples}",
+                          "cv_results_ equal", ".2f")
     wrapped = all_tables()[args.table]
     fn = getattr(wrapped, "__wrapped__", wrapped)  # the table function itself: no cache
     timed = getattr(wrapped, "cache_timings", ())
     full = not args.quick
-    n1, n2 = args.jobs
-    pids = set(map_tasks(_warm, range(4 * max(n1, n2)), n_jobs=max(n1, n2)))
-    times = {n1: [], n2: []}
-    tables = {}
-    for r in range(args.rounds):
-        for n in ((n1, n2) if r % 2 == 0 else (n2, n1)):
-            t0 = time.perf_counter()
-            tables[n] = fn(full=full, n_jobs=n)
-            times[n].append(time.perf_counter() - t0)
-    same = _comparable(tables[n1], timed) == _comparable(tables[n2], timed)
-    rows = [[n, len(times[n]), min(times[n]), sum(times[n]) / len(times[n])] for n in (n1, n2)]
-    print(Table(rows, ["n_jobs", "runs", "best s", "mean s"], floatfmt=".1f",
-                title=f"{args.table}, {'full' if full else 'quick'} protocol, "
-                      f"{os.cpu_count()} cores, {len(pids)} worker processes"))
-    print(f"ratio n_jobs={n1} / n_jobs={n2} (best times): {min(times[n1]) / min(times[n2]):.2f}")
-    print(f"tables equal but measured times: {same}")
-    return 0 if same else 1
-
+    return _time_pair(args, lambda n: _comparable(fn(full=full, n_jobs=n), timed),
+                      f"{args.table}, {'full' if full else 'quick'} protocol",
+                      "tables equal but measured times", ".1f")
 
 if __name__ == "__main__":
     raise SystemExit(main())
