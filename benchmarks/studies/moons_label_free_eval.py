@@ -1,7 +1,8 @@
 """Evaluate label-free rules offline from the pickles of moons_label_free.py."""
+
 import glob
-import os
 import itertools
+import os
 import pickle
 import sys
 
@@ -14,8 +15,10 @@ OUT = "/tmp/moons_lf" + ("" if R_DEFAULT == 3 else f"_R{R_DEFAULT}")
 
 
 def load(method, task):
-    recs = [pickle.load(open(p, "rb")) for p in
-            sorted(glob.glob(f"{OUT}/{method.replace(' ', '_')}__{task.replace(' ', '_')}__*.pkl"))]
+    recs = [
+        pickle.load(open(p, "rb"))
+        for p in sorted(glob.glob(f"{OUT}/{method.replace(' ', '_')}__{task.replace(' ', '_')}__*.pkl"))
+    ]
     return sorted(recs, key=lambda r: r["seed"])
 
 
@@ -52,7 +55,7 @@ def table(method, task, rule_list=None):
     recs = load(method, task)
     crit = recs[0]["crit"]
     rows = []
-    for rule in (rule_list or rules(crit)):
+    for rule in rule_list or rules(crit):
         try:
             v = np.array([ari_of(r, choose(r, *rule)) for r in recs])
         except KeyError:

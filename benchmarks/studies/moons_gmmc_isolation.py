@@ -5,8 +5,9 @@ best widths (octaves 5-8) are often excluded by it. Here the contrast is recompu
 full-data fits (LabelFreeSearch seeds them independently of n_resamples) for guards
 thr in {1 (package), 0.5, 0.25, 0.1, 0}, and the label-free choice 'objective' evaluated per guard.
 
-Usage: python benchmarks/moons_gmmc_isolation.py TASK [TASK ...]
+Usage: python benchmarks/studies/moons_gmmc_isolation.py TASK [TASK ...]
 """
+
 import pickle
 import sys
 import warnings
@@ -68,5 +69,13 @@ if __name__ == "__main__":
             for t in THRESHOLDS:
                 v = np.array([r[t] for r in LOG], dtype=float)
                 line.append(float(aris[int(np.nanargmax(v))]) if np.isfinite(v).any() else 0.0)
-            print(task, seed, "best", aris.max().round(3), "chosen per guard", dict(zip(THRESHOLDS, np.round(line, 3))), flush=True)
+            print(
+                task,
+                seed,
+                "best",
+                aris.max().round(3),
+                "chosen per guard",
+                dict(zip(THRESHOLDS, np.round(line, 3))),
+                flush=True,
+            )
     pickle.dump(out, open(f"/tmp/gmmc_iso_{'_'.join(a.replace(' ', '') for a in sys.argv[1:])}.pkl", "wb"))

@@ -6,9 +6,10 @@ every grid point's full-data fit are pickled, so any rule "a", "a > b @ t" is ev
 offline with LabelFreeSearch's own _best_index (identical to running the search with that rule:
 subsamples, seeds and permutations derive from random_state only).
 
-Usage: [MOONS_LF_R=6] python benchmarks/moons_label_free.py METHOD TASK [SEEDS...]
+Usage: [MOONS_LF_R=6] python benchmarks/studies/moons_label_free.py METHOD TASK [SEEDS...]
 (R = n_resamples: 3 in the quick protocol, 6 in the full one)
 """
+
 import os
 import pickle
 import sys
@@ -46,8 +47,7 @@ def run(method, task, seed, R=R_DEFAULT):
     est, grid = setup(X, k, seed)
     crit = criteria_for(est, grid)
     t0 = time.perf_counter()
-    search = C._Search(est, grid, criterion=crit, n_resamples=R, random_state=seed,
-                       refit=False, n_jobs=1)
+    search = C._Search(est, grid, criterion=crit, n_resamples=R, random_state=seed, refit=False, n_jobs=1)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
@@ -57,10 +57,18 @@ def run(method, task, seed, R=R_DEFAULT):
     cv = search.cv_results_
     labs = search.full_labels_
     aris = [np.nan if l is None else adjusted_rand_score(y, l) for l in labs]
-    rec = {"method": method, "task": task, "seed": seed, "crit": crit,
-           "params": [dict(p) for p in ParameterGrid(grid)], "aris": np.array(aris),
-           "cv": {kk: np.asarray(v) for kk, v in cv.items() if kk.startswith(("mean_score", "full_n", "mean_n"))},
-           "time": time.perf_counter() - t0}
+    rec = {
+        "method": method,
+        "task": task,
+        "seed": seed,
+        "crit": crit,
+        "params": [dict(p) for p in ParameterGrid(grid)],
+        "aris": np.array(aris),
+        "cv": {
+            kk: np.asarray(v) for kk, v in cv.items() if kk.startswith(("mean_score", "full_n", "mean_n"))
+        },
+        "time": time.perf_counter() - t0,
+    }
     pickle.dump(rec, open(path, "wb"))
     return rec
 
