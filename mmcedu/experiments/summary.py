@@ -55,6 +55,7 @@ __all__ = [
     "Item", "ITEMS", "TIMINGS", "VERDICTS", "LEDGER_HEADERS", "Measured", "measure", "verdict",
     "ledger_rows",
     "timing_rows", "counts", "summary_rows", "summary", "ledger", "ledger_extra", "TABLES",
+    "bayes_error_two_gaussians",
     "FULL_ONLY",
 ]
 
@@ -110,7 +111,7 @@ class Measured:
     context: str = ""
 
 
-def _bayes_two_gaussians(distance):
+def bayes_error_two_gaussians(distance):
     """Bayes error (%) of two equal-weight unit-variance Gaussians ``distance`` apart."""
     return 100.0 * 0.5 * math.erfc(distance / 2 / math.sqrt(2))
 
@@ -536,7 +537,7 @@ def _gmmc_measure(tables, out):
 
     ledger_row = {n: n for n in names}
     ledger_row["Two Gaussian"] = "Two Gaussian (4.5 apart)"  # the attainable stand-in
-    bayes = _bayes_two_gaussians(4.5)
+    bayes = bayes_error_two_gaussians(4.5)
     for paper_row in ["Two Circles", "Two Jointed Circles", "Two Gaussian", "Digits 3-8",
                       "Digits 1-7", "Digits 2-7", "Digits 8-9", "Breast"]:
         name = ledger_row[paper_row]
@@ -566,13 +567,13 @@ def _gmmc_measure(tables, out):
             ctx = "1 seed, gmmc_table1, stand-in"
             if r[0] == "Two Gaussian":
                 ctx = ("1 seed, gmmc_table1; stand-in means 3 apart, Bayes error "
-                       f"{_bayes_two_gaussians(3.0):.1f} % > the paper's 2.5 %")
+                       f"{bayes_error_two_gaussians(3.0):.1f} % > the paper's 2.5 %")
             out[f"G-T1/{r[0]}/MMC"] = Measured(float(r[i]), None, 1, ctx)
     kl = tables.get("gmmc_kernel_learning")
     if kl is not None:
         for r in kl.rows:
             data = ("; stand-in means 3 apart, Bayes error "
-                    f"{_bayes_two_gaussians(3.0):.1f} % > the paper's 3.75 %"
+                    f"{bayes_error_two_gaussians(3.0):.1f} % > the paper's 3.75 %"
                     if r[0] == "Two Gaussian" else "")
             out[f"G-T1/{r[0]}/UKL"] = Measured(
                 float(r[3]), None, 1, f"(12) as printed on n = {r[5]}; weight on the widest "
