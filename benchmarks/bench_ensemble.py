@@ -116,7 +116,10 @@ def _row(part, r, load, m=M):
     keys = ["n", "c", "solver", "generate_s", "generate_cpu_s", "fit_s", "fit_cpu_s",
             "peak_rss_mb", "ari", "n_iter", "converged", "tangent_residual",
             "singular_value_gap"]
-    return {"part": part, "M": m, **{k: r.get(k) for k in keys}, "load_1min": round(load, 2)}
+    # "run": the column of the committed ensemble_scale.csv (read by chapter 07); all rows of
+    # one invocation share it
+    return {"run": "one_run", "part": part, "M": m, **{k: r.get(k) for k in keys},
+            "load_1min": round(load, 2)}
 
 
 def scale(sizes, dense_sizes, n_shared, csv_path=None, m=M, k=K, n_random=N_RANDOM):

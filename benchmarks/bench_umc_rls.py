@@ -120,7 +120,8 @@ sys.path.insert(0, {root!r})
 from bench_umc_rls import point
 out = point(**json.loads({kw!r}))
 ru = resource.getrusage(resource.RUSAGE_SELF)
-out["peak_rss_mb"] = ru.ru_maxrss / 1024.0
+out["peak_rss_mb"] = out.pop("fit_peak_rss_mb", ru.ru_maxrss / 1024.0)
+out["process_peak_rss_mb"] = ru.ru_maxrss / 1024.0
 out["process_cpu_s"] = ru.ru_utime + ru.ru_stime
 print("@@RESULT@@" + json.dumps(out))
 """
@@ -145,7 +146,10 @@ def point(path, n, r=100, dtype="float64", seed=0, n_sub=0):
            "descent_moves": m.n_descent_moves_, "evaluations": m.n_evaluations_,
            "objective": m.objective_, "gamma": m.gamma_,
            "warnings": sorted({w.category.__name__ for w in ws})}
-    if n_sub:
+    if n_sub:  # peak RSS of the scale fit itself, before the dense fit of the subsample
+        import resource
+
+        out["fit_peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
         dense = UMCRLS(3, random_state=0).fit(X[:n_sub])
         out.update({"n_sub": n_sub,
                     "ari_sub_scale_vs_truth": adjusted_rand_score(y[:n_sub], m.labels_[:n_sub]),
@@ -177,10 +181,11 @@ def scale_study(quick):
                 ("low-rank", 3000, "float32"), ("dense", 1000, "float64")]
         shared = {"path": "low-rank", "n": 3000, "dtype": "float32", "n_sub": 1000}
     else:
+        # one run: both dtypes to 10^5, the exact path to 4,000, and the largest point
+        # (10^6, float32) fitted once, as the shared-subsample comparison (first 5,000 samples)
         plan = [("low-rank", n, dt) for n in (1000, 10_000, 100_000)
                 for dt in ("float64", "float32")]
-        plan += [("low-rank", 1_000_000, "float32"), ("low-rank", 1_000_000, "float64")]
-        plan += [("dense", n, "float64") for n in (1000, 2000, 4000, 8000)]
+        plan += [("dense", n, "float64") for n in (1000, 2000, 4000)]
         shared = {"path": "low-rank", "n": 1_000_000, "dtype": "float32", "n_sub": 5000}
     rows = []
     for path, n, dt in plan:
@@ -195,29 +200,37 @@ def scale_study(quick):
 
 
 def write_csv(rows, shared, path):
-    cols = ["path", "n", "r", "dtype", "fit_cpu_s", "fit_wall_s", "process_cpu_s",
-            "process_wall_s", "peak_rss_mb", "ari", "moves", "descent_moves", "evaluations",
-            "gamma", "load_avg_1min", "error"]
+    """The columns of the committed umc_rls_scale.csv (read by chapter 04); the shared point is
+    the last row (the largest fit, with the ``n_sub`` / ``ari_sub_*`` columns)."""
+    from mmcedu.umc_rls import _MAX_BATCHES
+
+    cols = ["source", "path", "n", "r", "dtype", "alpha", "max_batches", "final_descent",
+            "fit_cpu_s", "fit_wall_s", "process_cpu_s", "process_wall_s", "peak_rss_mb", "ari",
+            "moves", "descent_moves", "evaluations", "objective", "load_avg_1min", "n_sub",
+            "ari_sub_scale_vs_truth", "ari_sub_dense_vs_truth", "ari_sub_scale_vs_dense", "error"]
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "w", newline="") as fh:
-        fh.write(f"# UMCRLS scale study, {time.strftime('%Y-%m-%d %H:%M')}, {os.cpu_count()} "
-                 f"cores, OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS')}; load average "
-                 "(1 min) at the end of each point in load_avg_1min; peak_rss_mb includes "
-                 "the imports (~150 MB)\n")
+        fh.write(f"# UMCRLS scale study (three Gaussians in 2-D, k = 3, r = n_components = 100), "
+                 f"one run of bench_umc_rls.py, {time.strftime('%Y-%m-%d %H:%M')}, "
+                 f"{os.cpu_count()} cores, OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS')}; "
+                 "provenance and load in umc_rls_scale.md\n")
         w = csv.DictWriter(fh, cols, extrasaction="ignore")
         w.writeheader()
-        for r in rows:
-            w.writerow(r)
-    with open(path.with_name(path.stem + "_shared.json"), "w") as fh:
-        json.dump(shared, fh, indent=1)
+        for r in list(rows) + [shared]:
+            w.writerow({"source": "estimator:one_run", "alpha": 0.125,
+                        "max_batches": _MAX_BATCHES if r.get("path") == "low-rank" else None,
+                        "final_descent": True, **r})
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="small sizes (about a minute)")
     parser.add_argument("--no-save", action="store_true", help="do not write the CSV")
+    parser.add_argument("--scale-only", action="store_true", help="run part [4] only")
     args = parser.parse_args(argv)
     q = args.quick
+    if args.scale_only:
+        return _scale_part(q, args.no_save)
 
     r = fast_vs_naive(n=60 if q else 200, naive_moves=3 if q else 8)
     print(f"[1] fast vs naive oracle, n={r['n']}, {r['moves']} moves (Algorithm 3, k=3)")
@@ -237,6 +250,10 @@ def main(argv=None):
         print(f"     {name:28s} ARI {v['ari']:.3f}  Q {v['Q']:.2f}  {v['evaluations']} "
               f"evaluations  time {v['s']:.2f} s")
 
+    return _scale_part(q, args.no_save)
+
+
+def _scale_part(q, no_save):
     print("[4] scale (fresh subprocess per point; CPU s of one core; peak RSS):", flush=True)
     rows, shared = scale_study(q)
     table = [[r["path"], r["n"], r.get("dtype"), r.get("fit_cpu_s"), r.get("fit_wall_s"),
@@ -249,7 +266,7 @@ def main(argv=None):
               f"scale path {shared['ari_sub_scale_vs_truth']:.3f}, dense path "
               f"{shared['ari_sub_dense_vs_truth']:.3f}; scale vs dense "
               f"{shared['ari_sub_scale_vs_dense']:.3f}")
-    if not q and not args.no_save:
+    if not q and not no_save:
         write_csv(rows, shared, RESULTS / "umc_rls_scale.csv")
         print(f"    saved {RESULTS / 'umc_rls_scale.csv'}")
 
