@@ -162,6 +162,23 @@ def _baseline_runs(task):
 _BASELINES = ("k-means", "GMM", "SC")
 
 
+def _protocol_runs(full, progress=None, n_jobs=None):
+    """The runs behind Tables I and II: ``(names, protocol, grids, {(name, baseline): ARIs})``.
+
+    Both tables read the same grid search, final runs (:func:`_grids`, cached per process)
+    and baseline seeds; Table I reports their means, Table II their maxima.
+    """
+    names = list(DATA_SETS)
+    p = _protocol(full)
+    grids = _grids(names, full, progress, n_jobs)
+    tasks = [(name, m, s) for name in names for m in _BASELINES for s in range(p["n_final"])]
+    aris = map_tasks(_baseline_runs, tasks, n_jobs=n_jobs)
+    baseline_aris = {}
+    for (name, method, _), a in zip(tasks, aris):
+        baseline_aris.setdefault((name, method), []).append(a)
+    return names, p, grids, baseline_aris
+
+
 @cached("umc_rls_table1")
 def umc_rls_table1(full=False, progress=None, n_jobs=None):
     """Table I rows (Iris, Moons, USPS 1-4 / 5-8 stand-ins): paper vs mmcedu, mean ARI.
@@ -170,11 +187,7 @@ def umc_rls_table1(full=False, progress=None, n_jobs=None):
     (:func:`mmcedu.experiments.parallel.map_tasks`, ``n_jobs`` at a time; the table does not
     depend on ``n_jobs``).
     """
-    names = list(DATA_SETS)
-    p = _protocol(full)
-    grids = _grids(names, full, progress, n_jobs)
-    base_tasks = [(name, m, s) for name in names for m in _BASELINES for s in range(p["n_final"])]
-    base = map_tasks(_baseline_runs, base_tasks, n_jobs=n_jobs)
+    names, p, grids, baseline_aris = _protocol_runs(full, progress, n_jobs)
     rows = []
     for name in names:
         g = grids[name]
@@ -188,7 +201,7 @@ def umc_rls_table1(full=False, progress=None, n_jobs=None):
                  f"sigma={fin['fraction']:g} sigma0, lambda=2^{fin['log2_lambda']}; {note}"]
             )
         for method in _BASELINES:
-            aris = np.array([a for t, a in zip(base_tasks, base) if t[0] == name and t[1] == method])
+            aris = np.array(baseline_aris[name, method])
             rows.append(
                 [name, method, paper[method][0], float(aris.mean()), float(aris.std()),
                  f"scikit-learn; {note}"]
@@ -243,11 +256,7 @@ def umc_rls_table2(full=False, progress=None, n_jobs=None):
     Quick: the maximum of 5 final runs, not 10 (a maximum over fewer runs is lower on
     average).
     """
-    names = list(DATA_SETS)
-    p = _protocol(full)
-    grids = _grids(names, full, progress, n_jobs)
-    base_tasks = [(name, m, s) for name in names for m in _BASELINES for s in range(p["n_final"])]
-    base = map_tasks(_baseline_runs, base_tasks, n_jobs=n_jobs)
+    names, p, grids, baseline_aris = _protocol_runs(full, progress, n_jobs)
     rows = []
     for name in names:
         paper = PAPER[_SOURCE]["Table II"][name]
@@ -256,7 +265,7 @@ def umc_rls_table2(full=False, progress=None, n_jobs=None):
             aris = grids[name]["final"][method]["aris"]
             rows.append([name, method, paper[method], float(aris.max()), len(aris), note])
         for method in _BASELINES:
-            aris = [a for t, a in zip(base_tasks, base) if t[0] == name and t[1] == method]
+            aris = baseline_aris[name, method]
             rows.append([name, method, paper[method], float(max(aris)), len(aris), note])
     return PaperTable(
         rows, ["data set", "method", "paper", "mmcedu", "runs", "note"], floatfmt=".2f",
