@@ -133,3 +133,16 @@ def test_umc_claims_are_derived_from_the_table_rows():
     good["GMM"] = 0.5  # Iris: GMM no longer within 0.05 of UMC-RLS
     t1.rows[:] = [[s, mm, 0.0, good[mm], 0.01, "n"] for s in sets for mm in methods]
     assert measure({"umc_rls_table1": t1})["U-N7"].value == 3.0
+
+
+def test_emmc_rows_take_their_seeds_from_the_table_note():
+    paper = PAPER["zhang_emmc"]["Table 2"]
+    for n_seeds, tail in ((1, "1 seed"), (5, "5 seeds")):
+        rows = [[L, p["single"], p["multi"], 60.0, 70.0, 1.0, 1.0, 0.1, 0.1,
+                 f"digits 1-4 stand in; k-means alone 87.0 %; C = 1; {tail}"]
+                for L, p in paper.items()]
+        t = PaperTable(rows, ["L", "paper single", "paper multi", "mmcedu single",
+                              "mmcedu multi", "a", "b", "c", "d", "note"])
+        m = measure({"emmc_table2": t})
+        for L in paper:
+            assert m[f"E-2/{L}/single"].seeds == n_seeds and m[f"E-2/{L}/multi"].value == 70.0

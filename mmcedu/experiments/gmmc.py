@@ -199,10 +199,10 @@ def gmmc_kernel_learning(full=False, progress=None, n_jobs=None):
     Returns a table ``data set | weight on widest | mean width | error (12) | label-free error |
     n``: (12) maximizes the relaxed objective over the kernel weights, so the weight goes to the
     flattest kernel. ``error (12)`` is GMMC on the learned combination of reduced matrices.
-    Quick: 30 samples, three data sets; full: 60 samples, all seven (cvxpy, small n); one
+    Quick: 30 samples; full: 60 samples (cvxpy, small n); both run all seven data sets, one
     task per data set (``n_jobs`` at a time).
     """
-    names = ["Two Circles", "Two Gaussian", "Digits 3-8"] if not full else list(DATA_SETS)
+    names = list(DATA_SETS)
     n = 60 if full else 30
     rows = map_tasks(_kernel_learning_row, [(name, n) for name in names], n_jobs=n_jobs,
                      progress=progress)
