@@ -217,6 +217,17 @@ _SINGLE_MULTI_PAIRS = [("paper single", "mmcedu single", "one output"),
 _TIMES = ["time single s", "time multi s"]
 
 
+def _paper_single_vs_multi(table, data_set, n_clusters, full, progress, n_jobs):
+    """Tables 2 and 3: accuracy (%) at every L of the paper's ``table``, one output vs
+    ``n_clusters`` outputs, on the stand-in of ``data_set``; 5 seeds in full, 1 in quick."""
+    data, note = stand_in(_SOURCE, data_set)
+    paper = PAPER[_SOURCE][table]
+    seeds = range(5) if full else range(1)
+    rows, headers = _single_vs_multi(data, list(paper), paper, seeds, 1.0, progress, note, n_jobs)
+    return PaperTable(rows, headers, floatfmt=".4g", pairs=_SINGLE_MULTI_PAIRS,
+                      title=f"{table}: accuracy (%) vs L, {n_clusters} clusters (single vs multi output)")
+
+
 @cached("emmc_table2", timings=_TIMES)
 def emmc_table2(full=False, progress=None, n_jobs=None):
     """Table 2 shape: accuracy (%) vs L, one vs 4 outputs, digits 1-4 (for LetterABCD).
@@ -224,14 +235,7 @@ def emmc_table2(full=False, progress=None, n_jobs=None):
     Every (seed, L, output) is an independent fit (``n_jobs`` at a time); the time columns
     are not cached.
     """
-    data, note = stand_in(_SOURCE, "LetterABCD")
-    paper = PAPER[_SOURCE]["Table 2"]
-    Ls = list(paper)
-    seeds = range(5) if full else range(1)
-    rows, headers = _single_vs_multi(data, Ls, paper, seeds, 1.0, progress, note, n_jobs)
-    return PaperTable(rows, headers, floatfmt=".4g",
-                 pairs=_SINGLE_MULTI_PAIRS,
-                 title="Table 2: accuracy (%) vs L, 4 clusters (single vs multi output)")
+    return _paper_single_vs_multi("Table 2", "LetterABCD", 4, full, progress, n_jobs)
 
 
 @cached("emmc_table3", timings=_TIMES)
@@ -241,14 +245,7 @@ def emmc_table3(full=False, progress=None, n_jobs=None):
     Every (seed, L, output) is an independent fit (``n_jobs`` at a time); the time columns
     are not cached.
     """
-    data, note = stand_in(_SOURCE, "USPS")
-    paper = PAPER[_SOURCE]["Table 3"]
-    Ls = list(paper)
-    seeds = range(5) if full else range(1)
-    rows, headers = _single_vs_multi(data, Ls, paper, seeds, 1.0, progress, note, n_jobs)
-    return PaperTable(rows, headers, floatfmt=".4g",
-                 pairs=_SINGLE_MULTI_PAIRS,
-                 title="Table 3: accuracy (%) vs L, 10 clusters (single vs multi output)")
+    return _paper_single_vs_multi("Table 3", "USPS", 10, full, progress, n_jobs)
 
 
 _KM_CACHE: dict = {}
