@@ -10,42 +10,59 @@ kernel width q = 100 for N = 200, 500, 1000, 2000, all in one run, and prints ra
 
 Timings are wall clock, best of the repeats (the cone labeling: best of at least 5 runs).
 
-``--scale`` measures the scalable path instead (libsvm on the data, cone labeling through a
-tree): ``SupportVectorClustering(gamma=200)`` on two moons and a disk (three clusters, labels
-known) from n = 10^3 to 10^6, each n in a fresh subprocess (peak RSS, CPU seconds of the
-process, wall seconds, SMO iterations, support vectors, ARI), and the dense and scalable fits
-on a shared subsample (``max_samples``). ``--scale --quick`` stops at n = 4,000 (seconds).
-Results of a full run: benchmarks/results/svc_scale.csv (see svc_scale.md there).
+``--scale`` measures the scalable path instead, in one run, each point in a fresh subprocess
+(peak RSS ``ru_maxrss`` of the process after the fit, imports included, as in
+bench_ensemble.py and bench_umc_rls.py; wall and CPU seconds of the fit; ARI with the known
+labels; support vectors, SMO iterations and the labeling counts of the estimator), on two
+moons and a disk (three clusters, labels known, :func:`moons_and_disk`):
+
+* ``scalable``: ``SupportVectorClustering(gamma=200)`` (libsvm on the data, tree cone
+  labeling) at n = 10^3, 3 10^3, ..., 10^6, stopping after a size over 10 min or 8 GB;
+* ``dense``: ``solver="cvxpy"`` (the n x n kernel) at q = 200, n = 1,000, 2,000, 4,000;
+* ``max_samples``: q = 5000 (thousands of support vectors), ``max_samples=5000``, n = 10^4,
+  10^5, 10^6;
+* every ``scalable`` point also fits the dense path on its first 2,000 points alone:
+  ``ari_shared_vs_dense`` is the ARI between the two labelings there.
+
+    OMP_NUM_THREADS=1 python benchmarks/bench_svc.py --scale --csv benchmarks/results/svc_scale.csv
+    OMP_NUM_THREADS=1 python benchmarks/bench_svc.py --scale --quick     # n <= 4,000 (a minute)
+
+Results of a full run: benchmarks/results/svc_scale.csv (columns in svc_scale.md there).
 """
 
 import argparse
+import csv
 import json
 import os
 import subprocess
 import sys
 import time
 
-import numpy as np
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
-from mmcedu.experiments.support_vector_clustering import labeling_times
-from mmcedu.report import Table
+import numpy as np  # noqa: E402
 
-_POINT = """
-import json, resource, sys, time
-import numpy as np
-from mmcedu import SupportVectorClustering
-from mmcedu.metrics import adjusted_rand_score
+from mmcedu.experiments.support_vector_clustering import labeling_times  # noqa: E402
+from mmcedu.report import Table  # noqa: E402
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+HERE = os.path.dirname(os.path.abspath(__file__))
+RESULTS = os.path.join(HERE, "results")
+LIMIT_WALL_S, LIMIT_PEAK_MB = 600.0, 8192.0  # the issue's target: < 10 min and < 8 GB
+
+# one measurement in a fresh process, as bench_ensemble.py / bench_umc_rls.py do: peak RSS
+# (ru_maxrss, imports included) of the fit itself, read before the shared-subsample fit
+_CHILD = """
+import json, resource, sys
+sys.path.insert(0, {root!r})
 sys.path.insert(0, {here!r})
-from bench_svc import moons_and_disk
-n, q, max_samples = {n}, {q}, {max_samples}
-X, y = moons_and_disk(n)
-t0, c0 = time.perf_counter(), time.process_time()
-m = SupportVectorClustering(gamma=q, max_samples=max_samples, random_state=0).fit(X)
-out = dict(n=n, q=q, max_samples=max_samples, fit_wall_s=time.perf_counter() - t0,
-           fit_cpu_s=time.process_time() - c0, n_iter=m.n_iter_, n_support=int(m.support_.size),
-           n_clusters=m.n_clusters_, ari=adjusted_rand_score(y, m.labels_),
-           peak_rss_mb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
-print("@@" + json.dumps(out))
+import bench_svc as b
+out = b.point(**json.loads({kw!r}))
+ru = resource.getrusage(resource.RUSAGE_SELF)
+out["process_peak_rss_mb"] = ru.ru_maxrss / 1024.0
+out["process_cpu_s"] = ru.ru_utime + ru.ru_stime
+print("@@RESULT@@" + json.dumps(out))
 """
 
 
@@ -66,38 +83,152 @@ def moons_and_disk(n, *, width=0.1, random_state=0):
     return X, y
 
 
-def _point(n, q, max_samples=None):
-    code = _POINT.format(here=os.path.dirname(os.path.abspath(__file__)), n=n, q=q,
-                         max_samples=max_samples)
-    env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1")
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
-    if proc.returncode != 0:
-        raise RuntimeError(proc.stderr[-2000:])
-    line = [x for x in proc.stdout.splitlines() if x.startswith("@@")][-1]
-    return json.loads(line[2:])
+def point(n, q, max_samples=None, solver="libsvm", n_shared=0, data_seed=0):
+    """One fit of the scale study (run in a fresh subprocess by :func:`run_point`).
 
+    ``SupportVectorClustering(gamma=q, solver=solver, max_samples=max_samples)`` on
+    ``moons_and_disk(n)``: wall and CPU seconds of the fit, peak RSS of the process after it,
+    ARI with the known labels and the estimator's deterministic counts. With ``n_shared``,
+    then the dense path (``solver="cvxpy"``, the n x n kernel) on the first ``n_shared``
+    points alone, and the ARI between its labels and the fit's labels on those points.
+    """
+    import resource
 
-def scale(quick, q=200.0):
     from mmcedu import SupportVectorClustering
     from mmcedu.metrics import adjusted_rand_score
 
-    sizes = (1000, 2000, 4000) if quick else (1000, 10_000, 100_000, 1_000_000)
-    rows = [_point(n, q) for n in sizes]
+    X, y = moons_and_disk(n, random_state=data_seed)
+    t0, c0 = time.perf_counter(), time.process_time()
+    m = SupportVectorClustering(gamma=q, solver=solver, max_samples=max_samples,
+                                random_state=0).fit(X)
+    fit_wall, fit_cpu = time.perf_counter() - t0, time.process_time() - c0
+    counts = m.labeling_counts_
+    out = dict(
+        n=n, q=q, solver=solver, max_samples=max_samples, fit_wall_s=fit_wall,
+        fit_cpu_s=fit_cpu, solve_s=m.solve_time_, labeling_s=m.labeling_time_,
+        peak_rss_mb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0,
+        ari=adjusted_rand_score(y, m.labels_), n_clusters=m.n_clusters_,
+        n_fitted=n if m.subsample_ is None else int(m.subsample_.size),
+        n_support=int(m.support_.size), n_bounded=int(m.bounded_support_.size),
+        n_iter=m.n_iter_, n_fits=m.solver_info_.get("n_fits"),
+        libsvm_tol=m.solver_info_.get("libsvm_tol"), radius_squared=m.radius_squared_,
+        radius_kernel_evaluations=counts.get("radius_kernel_evaluations"),
+        labeling_kernel_evaluations=counts.get("kernel_evaluations"),
+        labeling_distance_evaluations=counts.get("distance_evaluations"),
+        adjacent_pairs=counts.get("adjacent_pairs"),
+    )
+    if n_shared:
+        dense = SupportVectorClustering(gamma=q, solver="cvxpy").fit(X[:n_shared])
+        out.update(
+            n_shared=n_shared,
+            ari_shared_vs_dense=adjusted_rand_score(dense.labels_, m.labels_[:n_shared]),
+            ari_shared_vs_truth=adjusted_rand_score(y[:n_shared], m.labels_[:n_shared]),
+            ari_shared_dense_vs_truth=adjusted_rand_score(y[:n_shared], dense.labels_),
+            dense_shared_n_support=int(dense.support_.size),
+            dense_shared_n_clusters=dense.n_clusters_,
+        )
+    return out
+
+
+def run_point(kwargs, timeout=3600):
+    """``point(**kwargs)`` in a fresh Python process (one BLAS thread); its dict."""
+    code = _CHILD.format(root=ROOT, here=HERE, kw=json.dumps(kwargs))
+    env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
+    t0 = time.perf_counter()
+    try:
+        proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                              env=env, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return {**kwargs, "error": f"timeout after {timeout} s"}
+    for line in proc.stdout.splitlines():
+        if line.startswith("@@RESULT@@"):
+            out = json.loads(line[len("@@RESULT@@"):])
+            out["process_wall_s"] = time.perf_counter() - t0
+            return out
+    return {**kwargs, "error": (proc.stderr.strip().splitlines() or ["?"])[-1]}
+
+
+COLUMNS = ["series", "n", "q", "solver", "max_samples", "fit_wall_s", "fit_cpu_s", "solve_s",
+           "labeling_s", "process_wall_s", "process_cpu_s", "peak_rss_mb", "ari", "n_clusters",
+           "n_fitted", "n_support", "n_bounded", "n_iter", "n_fits", "libsvm_tol",
+           "radius_squared", "radius_kernel_evaluations", "labeling_kernel_evaluations",
+           "labeling_distance_evaluations", "adjacent_pairs", "n_shared", "ari_shared_vs_dense",
+           "ari_shared_vs_truth", "ari_shared_dense_vs_truth", "dense_shared_n_support",
+           "dense_shared_n_clusters", "load_1min", "error"]
+
+
+def scale(quick, q=200.0, q_many=5000.0, csv_path=None):
+    """The three series of the scale study, one run, each point in a fresh process.
+
+    ``scalable``: the default path (libsvm on the data, tree cone labeling) at q = 200 from
+    n = 10^3 up, stopping after the first size over 10 minutes or 8 GB; ``dense``: the n x n
+    kernel path (``solver="cvxpy"``) at q = 200 on small n; ``max_samples``: q = 5000 (thousands
+    of support vectors) fitted on a subsample of 5,000 points, the rest labeled by the nearest
+    labeled point. Every point of ``scalable`` also fits the dense path on its first ``n_shared``
+    points and reports the ARI between the two labelings there (not ``max_samples``: at
+    q = 5000, 2,000 points are too sparse for the dense fit to be a reference).
+    """
+    if quick:
+        plan = [("scalable", n, q, "libsvm", None) for n in (1000, 2000, 4000)]
+        plan += [("dense", 1000, q, "cvxpy", None), ("max_samples", 4000, q_many, "libsvm", 1000)]
+        n_shared = 500
+    else:
+        plan = [("scalable", n, q, "libsvm", None)
+                for n in (1000, 3000, 10_000, 30_000, 100_000, 300_000, 1_000_000)]
+        plan += [("dense", n, q, "cvxpy", None) for n in (1000, 2000, 4000)]
+        plan += [("max_samples", n, q_many, "libsvm", 5000) for n in (10_000, 100_000, 1_000_000)]
+        n_shared = 2000
+    print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()}, "
+          f"OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS')}", flush=True)
+    rows, stopped = [], set()
+    for series, n, qq, solver, ms in plan:
+        if series in stopped:
+            continue
+        kw = dict(n=n, q=qq, solver=solver, max_samples=ms,
+                  n_shared=n_shared if series == "scalable" else 0)
+        r = run_point(kw)
+        r.update(series=series, load_1min=round(os.getloadavg()[0], 2))
+        rows.append(r)
+        if "error" in r:
+            print(f"  {series} n = {n}: {r['error']}", flush=True)
+            stopped.add(series)
+            continue
+        print(f"  {series:12s} n = {n:>9,d} q = {qq:g}: fit {r['fit_wall_s']:7.1f} s wall "
+              f"{r['fit_cpu_s']:7.1f} s CPU, peak {r['peak_rss_mb']:6.0f} MB, ARI {r['ari']:.3f}, "
+              f"N_sv {r['n_support']}, SMO it. {r['n_iter']}, clusters {r['n_clusters']}, "
+              + (f"shared-subsample ARI vs dense {r['ari_shared_vs_dense']:.3f}, "
+                 if "ari_shared_vs_dense" in r else "")
+              + f"load {r['load_1min']}", flush=True)
+        if r["process_wall_s"] > LIMIT_WALL_S or r["peak_rss_mb"] > LIMIT_PEAK_MB:
+            print(f"  {series}: over 10 min or 8 GB at n = {n}; larger n skipped", flush=True)
+            stopped.add(series)
+    ok = [r for r in rows if "error" not in r]
     print(Table(
-        [[r["n"], r["fit_cpu_s"], r["fit_wall_s"], r["peak_rss_mb"], r["n_iter"], r["n_support"],
-          r["n_clusters"], r["ari"]] for r in rows],
-        ["n", "fit CPU s", "fit wall s", "peak RSS MB", "SMO iterations", "N_sv", "clusters",
-         "ARI"], floatfmt=".3g",
-        title=f"Scalable SVC (libsvm on X, tree cone labeling), q = {q:g}, moons + disk",
+        [[r["series"], r["n"], r["q"], r["fit_cpu_s"], r["fit_wall_s"], r["peak_rss_mb"],
+          r["n_iter"], r["n_support"], r["n_clusters"], r["ari"], r.get("ari_shared_vs_dense")]
+         for r in ok],
+        ["series", "n", "q", "fit CPU s", "fit wall s", "peak RSS MB", "SMO iterations", "N_sv",
+         "clusters", "ARI", "ARI vs dense (shared)"], floatfmt=".3g",
+        title="SVC at scale (moons + disk, three clusters); one process per point",
     ))
-    # dense (cvxpy on the n x n kernel) and scalable (libsvm on X) on one shared subsample
-    n_sub = 300 if quick else 2000
-    X, y = moons_and_disk(n_sub, random_state=1)
-    dense = SupportVectorClustering(gamma=q, solver="cvxpy").fit(X)
-    fast = SupportVectorClustering(gamma=q).fit(X)
-    print(f"shared subsample n = {n_sub}: ARI dense {adjusted_rand_score(y, dense.labels_):.3f}, "
-          f"scalable {adjusted_rand_score(y, fast.labels_):.3f}, between them "
-          f"{adjusted_rand_score(dense.labels_, fast.labels_):.3f}")
+    big = max((r for r in ok if r["series"] == "scalable" and r["process_wall_s"] <= LIMIT_WALL_S
+               and r["peak_rss_mb"] <= LIMIT_PEAK_MB), key=lambda r: r["n"], default=None)
+    if big is not None:
+        print(f"largest n within 10 min and 8 GB: {big['n']:,} ({big['process_wall_s']:.0f} s "
+              f"wall for the process, {big['peak_rss_mb']:.0f} MB peak, ARI {big['ari']:.3f}); "
+              f"first {big['n_shared']} points: ARI with the dense fit of them "
+              f"{big['ari_shared_vs_dense']:.3f}, vs truth {big['ari_shared_vs_truth']:.3f} "
+              f"(scalable) and {big['ari_shared_dense_vs_truth']:.3f} (dense)")
+    if csv_path:
+        with open(csv_path, "w", newline="") as fh:
+            fh.write(f"# bench_svc.py --scale, one run, {time.strftime('%Y-%m-%d %H:%M', time.gmtime())}"
+                     f" UTC, {os.cpu_count()} cores, OMP_NUM_THREADS="
+                     f"{os.environ.get('OMP_NUM_THREADS')}; columns and load in svc_scale.md\n")
+            w = csv.DictWriter(fh, COLUMNS, extrasaction="ignore")
+            w.writeheader()
+            for r in rows:
+                w.writerow(r)
+        print(f"wrote {csv_path}")
     return rows
 
 
@@ -108,9 +239,12 @@ def main(argv=None):
                         help="the scalable path from n = 10^3 to 10^6 (subprocess per point)")
     parser.add_argument("--q", type=float, default=100.0, help="kernel width q (default 100)")
     parser.add_argument("--repeats", type=int, default=1, help="fits per size (default 1)")
+    parser.add_argument("--csv", default=None,
+                        help="with --scale: write the rows to this CSV (the committed one is "
+                        "benchmarks/results/svc_scale.csv)")
     args = parser.parse_args(argv)
     if args.scale:
-        return scale(args.quick)
+        return scale(args.quick, csv_path=args.csv)
     sizes = (100, 200, 400) if args.quick else (200, 500, 1000, 2000)
 
     def progress(done, total):
