@@ -207,6 +207,10 @@ def gmmc_matrix(K, *, laplacian="normalized", variant="repaired", balance_penalt
 #: package reports (benchmarks/studies/gmmc_default_rule.md): 10 made near-equal clusters on
 #: unbalanced data, 0.3 put every sample in one cluster. The unnormalized one keeps 10.
 AUTO_BALANCE_FACTOR = {"normalized": 1.0, "unnormalized": 10.0}
+#: ``balance_penalty="stiff"`` is ``STIFF_BALANCE_FACTOR * trace(L) / n^2`` (the package's
+#: default until 2026-11; it acts like the exact constraint ``e^T z = 0`` of the paper's
+#: ``C_e = 10,000`` without its ill-conditioning; the reproduction of the paper uses it).
+STIFF_BALANCE_FACTOR = 10.0
 
 
 def balance_penalty_weight(balance_penalty, L, *, laplacian="normalized"):
@@ -214,8 +218,11 @@ def balance_penalty_weight(balance_penalty, L, *, laplacian="normalized"):
 
     Parameters
     ----------
-    balance_penalty : float or "auto"
-        A number is returned as it is (it must be nonnegative). ``"auto"`` means
+    balance_penalty : float, "auto" or "stiff"
+        A number is returned as it is (it must be nonnegative). ``"stiff"`` means
+        ``10 trace(L) / n^2`` for either Laplacian: the direction ``e`` gets ten times the
+        mean eigenvalue of ``L``, which acts like the exact constraint ``e^T z = 0`` (the
+        paper's ``C_e = 10,000`` without its ill-conditioning). ``"auto"`` means
         ``c trace(L) / n^2`` with ``c = AUTO_BALANCE_FACTOR[laplacian]``: 1 for the
         normalized Laplacian, 10 for the unnormalized one. The balance direction ``e`` then
         gets the eigenvalue ``C_e n = c x`` the mean eigenvalue of ``L`` (about ``1 / n``
@@ -235,16 +242,19 @@ def balance_penalty_weight(balance_penalty, L, *, laplacian="normalized"):
     Ce : float
     """
     if isinstance(balance_penalty, str):
-        if balance_penalty != "auto":
+        if balance_penalty not in ("auto", "stiff"):
             raise ValueError(
-                f"balance_penalty must be a nonnegative number or 'auto'; got {balance_penalty!r}."
+                "balance_penalty must be a nonnegative number, 'auto' or 'stiff'; got "
+                f"{balance_penalty!r}."
             )
         if laplacian not in AUTO_BALANCE_FACTOR:
             raise ValueError(
                 f"laplacian must be 'normalized' or 'unnormalized'; got {laplacian!r}."
             )
         n = L.shape[0]
-        return AUTO_BALANCE_FACTOR[laplacian] * float(np.trace(L)) / n**2
+        factor = (STIFF_BALANCE_FACTOR if balance_penalty == "stiff"
+                  else AUTO_BALANCE_FACTOR[laplacian])
+        return factor * float(np.trace(L)) / n**2
     if not balance_penalty >= 0:
         raise ValueError(f"balance_penalty must be nonnegative; got {balance_penalty!r}.")
     return float(balance_penalty)
@@ -489,8 +499,9 @@ class _LowRankMatrix:
     Parameters
     ----------
     Phi : ndarray (n, r)
-    Ce : float or "auto"
-        ``"auto"``: ``trace(L) / n^2`` as the dense path (:func:`balance_penalty_weight`).
+    Ce : float, "auto" or "stiff"
+        ``"auto"``: ``trace(L) / n^2``, ``"stiff"``: ``10 trace(L) / n^2``, as the dense path
+        (:func:`balance_penalty_weight`).
     repair : bool, default=True
         Apply the degree regularization and the spectral clip (see the module docstring).
         ``False`` raises instead when either would be needed.
@@ -552,9 +563,11 @@ class _LowRankMatrix:
         b = -u / float(u @ e)
         trace_L = n - float(np.sum(np.clip(sev, 0.0, None)))
         if isinstance(Ce, str):
-            if Ce != "auto":
-                raise ValueError(f"Ce must be a nonnegative number or 'auto'; got {Ce!r}.")
-            Ce = AUTO_BALANCE_FACTOR["normalized"] * trace_L / n**2
+            if Ce not in ("auto", "stiff"):
+                raise ValueError(
+                    f"Ce must be a nonnegative number, 'auto' or 'stiff'; got {Ce!r}.")
+            factor = STIFF_BALANCE_FACTOR if Ce == "stiff" else AUTO_BALANCE_FACTOR["normalized"]
+            Ce = factor * trace_L / n**2
         Ce = float(Ce)
         if not Ce >= 0:
             raise ValueError(f"Ce must be nonnegative; got {Ce!r}.")
@@ -1146,7 +1159,7 @@ class GMMC(ClusterMixin, BaseEstimator):
         Inverse regularization: the upper bound of the box ``0 <= gamma_i <= C`` on the dual
         coefficients in (10) (soft margin); the paper uses 100,000, which makes the margin
         hard in practice.
-    balance_penalty : float or "auto", default="auto"
+    balance_penalty : float, "auto" or "stiff", default="auto"
         The paper's ``C_e``: the weight of the penalty ``C_e (e^T z)^2`` in (5). It removes
         the translation invariance ``z -> z + t e`` of (4) and keeps the clusters balanced.
         In this formulation ``e^T z = sum_i y_i (1 + nu_i)`` mixes the labels with the
@@ -1158,8 +1171,11 @@ class GMMC(ClusterMixin, BaseEstimator):
         penalty must exceed the relaxed cut value of the best split or the one-cluster
         labeling wins, and every extra unit pulls the clusters towards equal sizes; the
         factor 1 was chosen on data other than the package's reported benchmarks (the
-        earlier factor 10 made near-equal clusters on unbalanced data). When the penalty
-        still decides the split, a :class:`~mmcedu.exceptions.BalanceWarning` says so. The paper's 10,000 only ill-conditions solvers:
+        earlier factor 10 made near-equal clusters on unbalanced data). ``"stiff"`` is that
+        earlier ``10 trace(L) / n^2``, which acts like the exact constraint ``e^T z = 0``
+        (the paper's ``C_e = 10,000``; the book's reproduction of the paper uses it). When
+        the penalty still decides the split, a :class:`~mmcedu.exceptions.BalanceWarning`
+        says so. The paper's 10,000 only ill-conditions solvers:
         past a moderate value the relaxed objective no longer moves (< 1e-4 relative).
     laplacian : {"normalized", "unnormalized"}, default="normalized"
         ``I - D^-1/2 K D^-1/2`` (Remark II) or ``D - K``.
@@ -1314,7 +1330,8 @@ class GMMC(ClusterMixin, BaseEstimator):
 
     _parameter_constraints: dict = {
         "C": [Interval(numbers.Real, 0, None, closed="neither")],
-        "balance_penalty": [Interval(numbers.Real, 0, None, closed="left"), StrOptions({"auto"})],
+        "balance_penalty": [Interval(numbers.Real, 0, None, closed="left"),
+                            StrOptions({"auto", "stiff"})],
         "laplacian": [StrOptions({"normalized", "unnormalized"})],
         "variant": [StrOptions({"printed", "repaired"})],
         "kernel": [StrOptions({"rbf", "precomputed"})],
