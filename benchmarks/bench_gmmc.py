@@ -157,8 +157,14 @@ def _default_sets(which):
     """Standardized real data: ``"held-out"`` (the four sets the package reports, not used to
     choose any default) or ``"chosen-on"`` (the sets the balance default was chosen on,
     benchmarks/studies/gmmc_default_rule.md)."""
-    from sklearn.datasets import (load_breast_cancer, load_digits, load_iris, load_wine,
-                                  make_blobs, make_classification)
+    from sklearn.datasets import (
+        load_breast_cancer,
+        load_digits,
+        load_iris,
+        load_wine,
+        make_blobs,
+        make_classification,
+    )
     from sklearn.preprocessing import StandardScaler
 
     digits = load_digits()

@@ -1144,6 +1144,19 @@ def _warn_degenerate_kernel(K, gamma, *, stacklevel):
     return True
 
 
+def _penalty_of(balance_penalty, K, laplacian):
+    """:func:`balance_penalty_weight` from the kernel without forming ``L`` (its trace only)."""
+    if not isinstance(balance_penalty, str):
+        return float(balance_penalty)
+    d = K.sum(axis=1)
+    diag = np.diag(K)
+    trace = float(np.sum(1.0 - diag / d)) if laplacian == "normalized" else float(np.sum(d - diag))
+    n = K.shape[0]
+    factor = (STIFF_BALANCE_FACTOR if balance_penalty == "stiff"
+              else AUTO_BALANCE_FACTOR[laplacian])
+    return factor * trace / n**2
+
+
 class GMMC(ClusterMixin, BaseEstimator):
     """Generalized maximum margin clustering (two clusters), Valizadegan & Jin (2006).
 
@@ -1258,6 +1271,11 @@ class GMMC(ClusterMixin, BaseEstimator):
         The multiplier ``lambda = b^T z_`` of the bias constraint.
     n_iter_ : int
         Iterations of the solver (L-BFGS, or the cvxpy back end's ``num_iters``).
+    balance_penalty_ : float or None
+        The weight ``C_e`` used (``None`` when no solve was needed: identical samples).
+        With ``balance_penalty="auto"``, a fit whose labels form one cluster is repeated
+        with ``"stiff"`` (``10 trace(L) / n^2``, which acts like ``e^T z = 0``), and this
+        is then that weight.
     balance_decided_ : int or None
         Samples whose label the balance penalty decided: how many the best normalized cut
         of ``z_`` (:func:`normalized_cut_sweep`) would move to a less balanced split (0 when
@@ -1408,10 +1426,20 @@ class GMMC(ClusterMixin, BaseEstimator):
                     DegenerateDataWarning, stacklevel=3,
                 )
                 return self._fit_one_cluster(n)
+        self._penalty = self.balance_penalty
         if lowrank:
             self._fit_nystroem(X, rng)
         else:
             self._fit_dense(X, rng)
+        if self.balance_penalty == "auto" and self.n_clusters_ < 2:
+            # the soft default lost to the one-cluster labeling (tiny or nearly structureless
+            # data): the stiff weight, which acts like e^T z = 0, always splits
+            self._penalty = "stiff"
+            rng = check_random_state(self.random_state)
+            if lowrank:
+                self._fit_nystroem(X, rng)
+            else:
+                self._fit_dense(X, rng)
         self._warn_doubtful()
         return self
 
@@ -1459,8 +1487,9 @@ class GMMC(ClusterMixin, BaseEstimator):
             )
             _warn_degenerate_kernel(K, self.gamma_, stacklevel=5)
         M, b = gmmc_matrix(
-            K, laplacian=self.laplacian, variant=self.variant, balance_penalty=self.balance_penalty
+            K, laplacian=self.laplacian, variant=self.variant, balance_penalty=self._penalty
         )
+        self.balance_penalty_ = _penalty_of(self._penalty, K, self.laplacian)
         if self.solver == "cvxpy":
             gamma, W, stats = solve_dual_cvxpy(
                 M, C=self.C, cvxpy_solver=self.cvxpy_solver, solver_options=self.solver_options
@@ -1544,7 +1573,8 @@ class GMMC(ClusterMixin, BaseEstimator):
             Phi, what="The Nystroem factor of the rbf kernel",
             hint="standardize X (sklearn.preprocessing.StandardScaler) or change gamma.",
         )
-        Mop = _LowRankMatrix(Phi, Ce=self.balance_penalty)
+        Mop = _LowRankMatrix(Phi, Ce=self._penalty)
+        self.balance_penalty_ = float(Mop.Ce)
         del Phi
         p = int(self.rank) if self.rank is not None else _default_rank(n)
         V, info = _solve_lowrank_operator(
@@ -1585,8 +1615,9 @@ class GMMC(ClusterMixin, BaseEstimator):
         if moved >= BALANCE_WARN_FRACTION * n:
             warnings.warn(
                 f"GMMC: the balance penalty C_e (e^T z)^2 (balance_penalty="
-                f"{self.balance_penalty!r}), which keeps the relaxation from returning one "
-                f"cluster, also pulled the clusters towards equal sizes: the labels have sizes "
+                f"{self._penalty!r}, C_e = {self.balance_penalty_:.3g}), which keeps the "
+                "relaxation from returning one cluster, also pulled the clusters towards equal "
+                f"sizes: the labels have sizes "
                 f"{sorted(sizes.tolist())}, while the best normalized cut of the fitted "
                 f"embedding z_ has sizes {sorted(sweep_sizes.tolist())} and moves {moved} of "
                 f"{n} samples. If the clusters may differ in size, compare with k-means, or "
@@ -1616,6 +1647,7 @@ class GMMC(ClusterMixin, BaseEstimator):
         self.z_ = np.zeros(n)
         self.bias_ = 0.0
         self.balance_decided_ = 0
+        self.balance_penalty_ = None
         return self
 
     def _warn_doubtful(self):

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from sklearn.exceptions import ConvergenceWarning
 
 from mmcedu import GMMC, datasets, kernels, metrics
-from mmcedu.exceptions import BalanceWarning
+from mmcedu.exceptions import BalanceWarning, ClusterCountWarning
 from mmcedu.gmmc import (
     balance_penalty_weight,
     bias_from_z,
@@ -382,3 +382,22 @@ def test_balance_check_needs_the_exact_kernel():
     X, _ = _blobs((50, 150), 10)
     model = GMMC(n_components=50, random_state=0).fit(X)
     assert model.balance_decided_ is None
+
+
+def test_auto_falls_back_to_the_stiff_weight_when_one_cluster_wins():
+    # two samples: the soft weight loses to the one-cluster labeling, the stiff one splits
+    X2 = np.array([[0.0, 0.0], [1.0, 1.0]])
+    model = GMMC(random_state=0).fit(X2)
+    assert model.n_clusters_ == 2
+    K = kernels.rbf_kernel(X2, gamma=model.gamma_)
+    L, _ = laplacian_matrix(K)
+    assert np.isclose(model.balance_penalty_, balance_penalty_weight("stiff", L))
+    soft = GMMC(balance_penalty=balance_penalty_weight("auto", L), random_state=0)
+    with pytest.warns(ClusterCountWarning):
+        soft.fit(X2)
+    assert soft.n_clusters_ == 1
+    X, _, _ = _circles(60, gamma=20.0)
+    K = kernels.rbf_kernel(X, gamma=20.0)
+    L, _ = laplacian_matrix(K)
+    model = GMMC(gamma=20.0, random_state=0).fit(X)
+    assert np.isclose(model.balance_penalty_, balance_penalty_weight("auto", L))
