@@ -1186,10 +1186,12 @@ class GMMC(ClusterMixin, BaseEstimator):
         factor 1 was chosen on data other than the package's reported benchmarks (the
         earlier factor 10 made near-equal clusters on unbalanced data). ``"stiff"`` is that
         earlier ``10 trace(L) / n^2``, which acts like the exact constraint ``e^T z = 0``
-        (the paper's ``C_e = 10,000``; the book's reproduction of the paper uses it). When
-        the penalty still decides the split, a :class:`~mmcedu.exceptions.BalanceWarning`
-        says so. The paper's 10,000 only ill-conditions solvers:
-        past a moderate value the relaxed objective no longer moves (< 1e-4 relative).
+        (the paper's ``C_e = 10,000``; the book's reproduction of the paper uses it). If
+        the ``"auto"`` fit puts every sample in one cluster (tiny data), it is repeated with
+        ``"stiff"``; ``balance_penalty_`` is the weight used. When the penalty still decides
+        the split, a :class:`~mmcedu.exceptions.BalanceWarning` says so. The paper's 10,000
+        only ill-conditions solvers: past a moderate value the relaxed objective no longer
+        moves (< 1e-4 relative).
     laplacian : {"normalized", "unnormalized"}, default="normalized"
         ``I - D^-1/2 K D^-1/2`` (Remark II) or ``D - K``.
     variant : {"repaired", "printed"}, default="repaired"
