@@ -7,8 +7,10 @@ Usage::
     python benchmarks/bench_gmmc.py --sizes 1000 10000 --out results.csv
     python benchmarks/bench_gmmc.py --figure1        # Figure 1 of the paper: SDP MMC vs GMMC
     python benchmarks/bench_gmmc.py --defaults       # GMMC() vs k-means on real data, 5 seeds
+    python benchmarks/bench_gmmc.py --defaults --sdpmmc  # SDPMMC() likewise (n <= 150 only)
 
-Data: the registered two circles (labels known), RBF kernel with ``gamma = 50``. Each size
+Data: the registered two circles (labels known), RBF kernel with ``gamma = 50``,
+``balance_penalty="stiff"`` (the weight the committed scale results were measured with). Each size
 runs in its own process with one BLAS thread; that process reports its wall-clock and CPU
 seconds (user + system: what an idle core would need, robust to other load on the machine)
 and its peak resident memory (``ru_maxrss``, data generation included). The path is the
@@ -66,7 +68,7 @@ def child(args):
     with warnings.catch_warnings(record=True) as ws:
         warnings.simplefilter("always")
         model = GMMC(gamma=GAMMA, n_components=None if args["dense"] else args["r"],
-                     random_state=0).fit(X)
+                     balance_penalty="stiff", random_state=0).fit(X)
     r1 = resource.getrusage(resource.RUSAGE_SELF)
     out = {
         "n": len(X), "seconds": time.perf_counter() - t0,
@@ -151,52 +153,96 @@ def figure1(quick):
                 floatfmt=".3g", title="Figure 1: one fit, same data"))
 
 
-def defaults(out=None, seeds=(0, 1, 2, 3, 4)):
-    """``GMMC()`` with its defaults versus ``KMeans(2)`` on standardized real data (ARI with
-    the true classes; GMMC is a two-cluster method, so both make two clusters)."""
+def _default_sets(which):
+    """Standardized real data: ``"held-out"`` (the four sets the package reports, not used to
+    choose any default) or ``"chosen-on"`` (the sets the balance default was chosen on,
+    benchmarks/studies/gmmc_default_rule.md)."""
+    from sklearn.datasets import (
+        load_breast_cancer,
+        load_digits,
+        load_iris,
+        load_wine,
+        make_blobs,
+        make_classification,
+    )
+    from sklearn.preprocessing import StandardScaler
+
+    digits = load_digits()
+
+    def pair(a, b):
+        keep = np.isin(digits.target, (a, b))
+        return digits.data[keep], digits.target[keep]
+
+    if which == "held-out":
+        data = {
+            "iris": load_iris(return_X_y=True), "wine": load_wine(return_X_y=True),
+            "breast cancer": load_breast_cancer(return_X_y=True),
+            "digits 3 vs 8": pair(3, 8),
+        }
+    else:
+        data = {f"digits {a} vs {b}": pair(a, b) for a, b in [(0, 6), (4, 9), (5, 9), (1, 7), (2, 3)]}
+        X, y = pair(0, 6)
+        i6 = np.flatnonzero(y == 6)
+        keep = np.r_[np.flatnonzero(y == 0),
+                     np.random.RandomState(100).choice(i6, len(i6) // 3, replace=False)]
+        data["digits 0 vs 6 (178/60)"] = (X[keep], y[keep])
+        Xi, yi = load_iris(return_X_y=True)
+        data["iris versicolor vs virginica"] = (Xi[yi > 0], yi[yi > 0])
+        Xw, yw = load_wine(return_X_y=True)
+        data["wine 0 vs 1"] = (Xw[yw < 2], yw[yw < 2])
+        for rs in (10, 11, 12):
+            data[f"blobs 100/300 (seed {rs})"] = make_blobs([100, 300], 2, cluster_std=2.5,
+                                                            random_state=rs)
+        data["classification 0.3/0.7"] = make_classification(
+            400, 10, n_informative=5, weights=[0.3, 0.7], class_sep=1.5, random_state=10)
+    return {k: (StandardScaler().fit_transform(X), y) for k, (X, y) in data.items()}
+
+
+def defaults(out=None, seeds=(0, 1, 2, 3, 4), sets=("held-out", "chosen-on"), estimator="GMMC"):
+    """``GMMC()`` (or ``SDPMMC()`` on the sets with n <= 150) with its defaults versus
+    ``KMeans(2)`` on standardized real data (ARI with the true classes; both methods make two
+    clusters). Reports the cluster sizes and the warnings of each fit."""
     import warnings
 
     from sklearn.cluster import KMeans
-    from sklearn.datasets import load_breast_cancer, load_digits, load_iris, load_wine
     from sklearn.metrics import adjusted_rand_score
-    from sklearn.preprocessing import StandardScaler
 
-    from mmcedu import GMMC
+    from mmcedu import GMMC, SDPMMC
 
-    digits = load_digits()
-    keep = np.isin(digits.target, (3, 8))
-    data = {
-        "iris": load_iris(return_X_y=True), "wine": load_wine(return_X_y=True),
-        "breast cancer": load_breast_cancer(return_X_y=True),
-        "digits 3 vs 8": (digits.data[keep], digits.target[keep]),
-    }
     rows = []
-    print(f"{'data':<14} {'seed':>4} {'GMMC ARI':>9} {'k-means ARI':>11} {'GMMC s':>7} "
-          f"{'rel gap':>8}  warnings")
-    for name, (X, y) in data.items():
-        X = StandardScaler().fit_transform(X)
-        for seed in seeds:
-            t0 = time.perf_counter()
-            with warnings.catch_warnings(record=True) as ws:
-                warnings.simplefilter("always")
-                model = GMMC(random_state=seed).fit(X)
-            sec = time.perf_counter() - t0
-            km = KMeans(2, n_init=10, random_state=seed).fit(X)
-            row = [name, seed, adjusted_rand_score(y, model.labels_),
-                   adjusted_rand_score(y, km.labels_), sec,
-                   model.duality_gap_ / max(model.objective_, 1.0),
-                   " ".join(sorted({w.category.__name__ for w in ws}))]
-            rows.append(row)
-            print(f"{name:<14} {seed:>4} {row[2]:9.3f} {row[3]:11.3f} {sec:7.1f} {row[5]:8.1e}  "
-                  f"{row[6]}", flush=True)
+    print(f"{'set':<9} {'data':<30} {'seed':>4} {'ARI':>6} {'k-means':>7} {'sizes':>10} "
+          f"{'s':>6} {'rel gap':>8}  warnings")
+    for which in sets:
+        for name, (X, y) in _default_sets(which).items():
+            if estimator == "SDPMMC" and len(X) > 150:
+                continue
+            for seed in seeds:
+                t0 = time.perf_counter()
+                with warnings.catch_warnings(record=True) as ws:
+                    warnings.simplefilter("always")
+                    if estimator == "SDPMMC":
+                        model = SDPMMC(random_state=seed).fit(X)
+                    else:
+                        model = GMMC(random_state=seed).fit(X)
+                sec = time.perf_counter() - t0
+                km = KMeans(2, n_init=10, random_state=seed).fit(X)
+                gap = getattr(model, "duality_gap_", None)
+                rel = np.nan if gap is None else gap / max(abs(model.objective_), 1.0)
+                sizes = "/".join(str(int(c)) for c in sorted(np.bincount(model.labels_, minlength=2)))
+                row = [which, name, seed, adjusted_rand_score(y, model.labels_),
+                       adjusted_rand_score(y, km.labels_), sizes, sec, rel,
+                       " ".join(sorted({w.category.__name__ for w in ws}))]
+                rows.append(row)
+                print(f"{which:<9} {name:<30} {seed:>4} {row[3]:6.3f} {row[4]:7.3f} {sizes:>10} "
+                      f"{sec:6.1f} {rel:8.1e}  {row[8]}", flush=True)
     if out:
         with open(out, "w", newline="") as fh:
             w = csv.writer(fh)
-            w.writerow(["data", "seed", "gmmc_ari", "kmeans_ari", "gmmc_seconds", "rel_gap",
-                        "warnings"])
+            w.writerow(["set", "data", "seed", "ari", "kmeans_ari", "sizes", "seconds",
+                        "rel_gap", "warnings"])
             for r in rows:
-                w.writerow([r[0], r[1], f"{r[2]:.4f}", f"{r[3]:.4f}", f"{r[4]:.2f}",
-                            f"{r[5]:.3g}", r[6]])
+                w.writerow([r[0], r[1], r[2], f"{r[3]:.4f}", f"{r[4]:.4f}", r[5], f"{r[6]:.2f}",
+                            f"{r[7]:.3g}", r[8]])
     return rows
 
 
@@ -213,6 +259,8 @@ def main(argv=None):
                         help="the paper's Figure 1 (SDP MMC vs GMMC, small n) instead")
     parser.add_argument("--defaults", action="store_true",
                         help="GMMC() vs k-means on standardized real data (5 seeds) instead")
+    parser.add_argument("--sdpmmc", action="store_true",
+                        help="with --defaults: SDPMMC() instead of GMMC() (sets with n <= 150)")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:
@@ -220,7 +268,8 @@ def main(argv=None):
     if args.figure1:
         return figure1(args.quick)
     if args.defaults:
-        return defaults(args.out, seeds=(0,) if args.quick else (0, 1, 2, 3, 4))
+        return defaults(args.out, seeds=(0,) if args.quick else (0, 1, 2, 3, 4),
+                        estimator="SDPMMC" if args.sdpmmc else "GMMC")
     sizes = args.sizes or ([1000, 2000] if args.quick else [1000, 3000, 10000, 30000, 100000])
     r = args.n_components or 300
     scale(sizes, r, args.sub or (300 if args.quick else 2000), args.out)

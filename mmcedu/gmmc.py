@@ -72,7 +72,7 @@ from ._validation import (
     check_scale,
     format_bytes,
 )
-from .exceptions import ClusterCountWarning, DegenerateDataWarning, SolverWarning
+from .exceptions import BalanceWarning, ClusterCountWarning, DegenerateDataWarning, SolverWarning
 from .kernels import (
     check_kernel_matrix,
     check_positive_degree,
@@ -85,6 +85,11 @@ from .kernels import (
     unnormalized_laplacian,
 )
 
+#: A :class:`~mmcedu.exceptions.BalanceWarning` is emitted when the best normalized cut of the
+#: fitted embedding ``z_`` is less balanced than the labels and moves at least this fraction of
+#: the samples (the value UMCRLS uses for its balance warning).
+BALANCE_WARN_FRACTION = 0.05
+
 __all__ = [
     "GMMC",
     "balance_penalty_weight",
@@ -93,6 +98,7 @@ __all__ = [
     "contrast_score",
     "gmmc_matrix",
     "labels_from_primal",
+    "normalized_cut_sweep",
     "laplacian_matrix",
     "learn_kernel_weights",
     "equal_multiplier_solution",
@@ -150,7 +156,7 @@ def primal_matrix(K, *, laplacian="normalized", balance_penalty="auto"):
     """
     L, _ = laplacian_matrix(K, laplacian)
     n = L.shape[0]
-    Ce = balance_penalty_weight(balance_penalty, L)
+    Ce = balance_penalty_weight(balance_penalty, L, laplacian=laplacian)
     P = np.hstack([np.eye(n), np.ones((n, 1))])
     e0 = np.r_[np.ones(n), 0.0]
     A = P.T @ L @ P + Ce * np.outer(e0, e0)
@@ -178,7 +184,7 @@ def gmmc_matrix(K, *, laplacian="normalized", variant="repaired", balance_penalt
     L, u = laplacian_matrix(K, laplacian)
     n = L.shape[0]
     e = np.ones(n)
-    Ce = balance_penalty_weight(balance_penalty, L)
+    Ce = balance_penalty_weight(balance_penalty, L, laplacian=laplacian)
     if laplacian == "unnormalized":
         M = L + Ce * np.outer(e, e)
         b = -e / n
@@ -196,22 +202,59 @@ def gmmc_matrix(K, *, laplacian="normalized", variant="repaired", balance_penalt
     return (M + M.T) / 2, b
 
 
-def balance_penalty_weight(balance_penalty, L):
+#: ``balance_penalty="auto"`` is ``factor * trace(L) / n^2``; the factor per Laplacian. For the
+#: normalized Laplacian it was chosen (among 10, 3, 1, 0.3) on data sets other than those the
+#: package reports (benchmarks/studies/gmmc_default_rule.md): 10 made near-equal clusters on
+#: unbalanced data, 0.3 put every sample in one cluster. The unnormalized one keeps 10.
+AUTO_BALANCE_FACTOR = {"normalized": 1.0, "unnormalized": 10.0}
+#: ``balance_penalty="stiff"`` is ``STIFF_BALANCE_FACTOR * trace(L) / n^2`` (the package's
+#: default until 2026-11; it acts like the exact constraint ``e^T z = 0`` of the paper's
+#: ``C_e = 10,000`` without its ill-conditioning; the reproduction of the paper uses it).
+STIFF_BALANCE_FACTOR = 10.0
+
+
+def balance_penalty_weight(balance_penalty, L, *, laplacian="normalized"):
     """The weight ``C_e`` of the balance penalty ``C_e (e^T z)^2`` of (5), as a number.
 
-    A number is returned as it is (it must be nonnegative). ``"auto"`` means
-    ``10 trace(L) / n^2``: the balance direction ``e`` then gets the eigenvalue
-    ``C_e n = 10 x`` the mean eigenvalue of ``L``, stiff enough to act as the exact
-    constraint ``e^T z = 0`` (the relaxed objective moves by ~1e-4 relative) and mild enough
-    for first-order solvers. For the normalized Laplacian this is about ``10 / n``.
+    Parameters
+    ----------
+    balance_penalty : float, "auto" or "stiff"
+        A number is returned as it is (it must be nonnegative). ``"stiff"`` means
+        ``10 trace(L) / n^2`` for either Laplacian: the direction ``e`` gets ten times the
+        mean eigenvalue of ``L``, which acts like the exact constraint ``e^T z = 0`` (the
+        paper's ``C_e = 10,000`` without its ill-conditioning). ``"auto"`` means
+        ``c trace(L) / n^2`` with ``c = AUTO_BALANCE_FACTOR[laplacian]``: 1 for the
+        normalized Laplacian, 10 for the unnormalized one. The balance direction ``e`` then
+        gets the eigenvalue ``C_e n = c x`` the mean eigenvalue of ``L`` (about ``1 / n``
+        for the normalized Laplacian). The penalty is the only term that keeps the
+        one-cluster labeling ``z = e`` (relaxed objective ``C_e n^2``) from winning, so it
+        must exceed the relaxed cut value of the best split; every extra unit pulls the two
+        clusters towards equal sizes. ``c = 1`` was chosen on other data than the package
+        reports (``c = 10`` forced near-equal sizes on unbalanced data, ``c = 0.3`` returned
+        one cluster; benchmarks/studies/gmmc_default_rule.md).
+    L : ndarray (n, n)
+        The Laplacian (:func:`laplacian_matrix`).
+    laplacian : {"normalized", "unnormalized"}, default="normalized"
+        Which Laplacian ``L`` is (it selects the factor ``c`` of ``"auto"``).
+
+    Returns
+    -------
+    Ce : float
     """
     if isinstance(balance_penalty, str):
-        if balance_penalty != "auto":
+        if balance_penalty not in ("auto", "stiff"):
             raise ValueError(
-                f"balance_penalty must be a nonnegative number or 'auto'; got {balance_penalty!r}."
+                "balance_penalty must be a nonnegative number, 'auto' or 'stiff'; got "
+                f"{balance_penalty!r}."
+            )
+        if laplacian not in AUTO_BALANCE_FACTOR:
+            raise ValueError(
+                f"laplacian must be 'normalized' or 'unnormalized'; got {laplacian!r}."
             )
         n = L.shape[0]
-        return 10.0 * float(np.trace(L)) / n**2
+        factor = (STIFF_BALANCE_FACTOR if balance_penalty == "stiff"
+                  else AUTO_BALANCE_FACTOR[laplacian])
+        return factor * float(np.trace(L)) / n**2
     if not balance_penalty >= 0:
         raise ValueError(f"balance_penalty must be nonnegative; got {balance_penalty!r}.")
     return float(balance_penalty)
@@ -456,8 +499,9 @@ class _LowRankMatrix:
     Parameters
     ----------
     Phi : ndarray (n, r)
-    Ce : float or "auto"
-        ``"auto"``: ``10 trace(L) / n^2`` as the dense path.
+    Ce : float, "auto" or "stiff"
+        ``"auto"``: ``trace(L) / n^2``, ``"stiff"``: ``10 trace(L) / n^2``, as the dense path
+        (:func:`balance_penalty_weight`).
     repair : bool, default=True
         Apply the degree regularization and the spectral clip (see the module docstring).
         ``False`` raises instead when either would be needed.
@@ -519,9 +563,11 @@ class _LowRankMatrix:
         b = -u / float(u @ e)
         trace_L = n - float(np.sum(np.clip(sev, 0.0, None)))
         if isinstance(Ce, str):
-            if Ce != "auto":
-                raise ValueError(f"Ce must be a nonnegative number or 'auto'; got {Ce!r}.")
-            Ce = 10.0 * trace_L / n**2
+            if Ce not in ("auto", "stiff"):
+                raise ValueError(
+                    f"Ce must be a nonnegative number, 'auto' or 'stiff'; got {Ce!r}.")
+            factor = STIFF_BALANCE_FACTOR if Ce == "stiff" else AUTO_BALANCE_FACTOR["normalized"]
+            Ce = factor * trace_L / n**2
         Ce = float(Ce)
         if not Ce >= 0:
             raise ValueError(f"Ce must be nonnegative; got {Ce!r}.")
@@ -915,6 +961,57 @@ def labels_from_primal(W=None, V=None):
     return (w > 0).astype(int), w
 
 
+def normalized_cut_sweep(K, z, *, block=256):
+    """The best normalized cut among the ``n - 1`` threshold splits of an embedding ``z``.
+
+    Sorts the samples by ``z`` and, for every split into the first ``j`` and the last
+    ``n - j``, computes Shi and Malik's normalized cut
+    ``cut(A, B) / vol(A) + cut(A, B) / vol(B)`` of the affinity ``K`` (``vol`` the sum of
+    degrees). Unlike the balance penalty of (5), this criterion does not prefer equal sizes;
+    :class:`GMMC` uses it to tell whether its balance penalty moved samples. Time O(n^2),
+    memory O(block n).
+
+    Parameters
+    ----------
+    K : ndarray (n, n), nonnegative symmetric affinity
+    z : ndarray (n,), the embedding (e.g. ``GMMC.z_``)
+    block : int, default=256
+        Rows of ``K`` handled at a time.
+
+    Returns
+    -------
+    labels : ndarray (n,) in {0, 1}
+        1 for the samples above the best threshold (the side of the larger ``z``).
+    ncut : float
+        Its normalized cut.
+    """
+    K = np.asarray(K, dtype=float)
+    z = np.asarray(z, dtype=float)
+    n = z.shape[0]
+    order = np.argsort(z, kind="stable")
+    d = K.sum(axis=1)[order]
+    # the cut grows by (degree - self-affinity) and shrinks by twice the affinities to the
+    # samples already on the left: delta_i = d_i - K_ii - 2 sum_{a < i} K_ia (sorted order)
+    left = np.empty(n)
+    for start in range(0, n, block):
+        rows = order[start:start + block]
+        Kb = K[rows][:, order]
+        idx = np.arange(start, start + len(rows))
+        mask = np.arange(n)[None, :] < idx[:, None]
+        left[start:start + len(rows)] = np.sum(Kb * mask, axis=1)
+    diag = np.diag(K)[order]
+    cut = np.cumsum(d - diag - 2.0 * left)[:-1]
+    vol_a = np.cumsum(d)[:-1]
+    vol_b = d.sum() - vol_a
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ncut = cut / vol_a + cut / vol_b
+    ncut = np.where(np.isfinite(ncut), ncut, np.inf)
+    j = int(np.argmin(ncut)) + 1
+    labels = np.zeros(n, dtype=int)
+    labels[order[j:]] = 1
+    return labels, float(ncut[j - 1])
+
+
 def equal_multiplier_solution(M):
     """The dual (7) with all multipliers equal (Theorem 1's special case).
 
@@ -1047,6 +1144,19 @@ def _warn_degenerate_kernel(K, gamma, *, stacklevel):
     return True
 
 
+def _penalty_of(balance_penalty, K, laplacian):
+    """:func:`balance_penalty_weight` from the kernel without forming ``L`` (its trace only)."""
+    if not isinstance(balance_penalty, str):
+        return float(balance_penalty)
+    d = K.sum(axis=1)
+    diag = np.diag(K)
+    trace = float(np.sum(1.0 - diag / d)) if laplacian == "normalized" else float(np.sum(d - diag))
+    n = K.shape[0]
+    factor = (STIFF_BALANCE_FACTOR if balance_penalty == "stiff"
+              else AUTO_BALANCE_FACTOR[laplacian])
+    return factor * trace / n**2
+
+
 class GMMC(ClusterMixin, BaseEstimator):
     """Generalized maximum margin clustering (two clusters), Valizadegan & Jin (2006).
 
@@ -1062,16 +1172,26 @@ class GMMC(ClusterMixin, BaseEstimator):
         Inverse regularization: the upper bound of the box ``0 <= gamma_i <= C`` on the dual
         coefficients in (10) (soft margin); the paper uses 100,000, which makes the margin
         hard in practice.
-    balance_penalty : float or "auto", default="auto"
+    balance_penalty : float, "auto" or "stiff", default="auto"
         The paper's ``C_e``: the weight of the penalty ``C_e (e^T z)^2`` in (5). It removes
         the translation invariance ``z -> z + t e`` of (4) and keeps the clusters balanced.
         In this formulation ``e^T z = sum_i y_i (1 + nu_i)`` mixes the labels with the
         margin multipliers ``nu``, so a bound ``|N_+ - N_-| <= l`` on the cluster sizes
         cannot be written in ``z``: the balance is a *penalty weight*, not the bound
         fraction ``balance`` of :class:`SDPMMC` and :class:`EMMC`. ``"auto"`` is
-        ``10 trace(L) / n^2`` (about ``10 / n`` for the normalized Laplacian,
-        :func:`balance_penalty_weight`). The paper's 10,000 only ill-conditions solvers:
-        past a moderate value the relaxed objective no longer moves (< 1e-4 relative).
+        ``trace(L) / n^2`` for the normalized Laplacian (about ``1 / n``) and
+        ``10 trace(L) / n^2`` for the unnormalized one (:func:`balance_penalty_weight`). The
+        penalty must exceed the relaxed cut value of the best split or the one-cluster
+        labeling wins, and every extra unit pulls the clusters towards equal sizes; the
+        factor 1 was chosen on data other than the package's reported benchmarks (the
+        earlier factor 10 made near-equal clusters on unbalanced data). ``"stiff"`` is that
+        earlier ``10 trace(L) / n^2``, which acts like the exact constraint ``e^T z = 0``
+        (the paper's ``C_e = 10,000``; the book's reproduction of the paper uses it). If
+        the ``"auto"`` fit puts every sample in one cluster (tiny data), it is repeated with
+        ``"stiff"``; ``balance_penalty_`` is the weight used. When the penalty still decides
+        the split, a :class:`~mmcedu.exceptions.BalanceWarning` says so. The paper's 10,000
+        only ill-conditions solvers: past a moderate value the relaxed objective no longer
+        moves (< 1e-4 relative).
     laplacian : {"normalized", "unnormalized"}, default="normalized"
         ``I - D^-1/2 K D^-1/2`` (Remark II) or ``D - K``.
     variant : {"repaired", "printed"}, default="repaired"
@@ -1153,6 +1273,16 @@ class GMMC(ClusterMixin, BaseEstimator):
         The multiplier ``lambda = b^T z_`` of the bias constraint.
     n_iter_ : int
         Iterations of the solver (L-BFGS, or the cvxpy back end's ``num_iters``).
+    balance_penalty_ : float or None
+        The weight ``C_e`` used (``None`` when no solve was needed: identical samples).
+        With ``balance_penalty="auto"``, a fit whose labels form one cluster is repeated
+        with ``"stiff"`` (``10 trace(L) / n^2``, which acts like ``e^T z = 0``), and this
+        is then that weight.
+    balance_decided_ : int or None
+        Samples whose label the balance penalty decided: how many the best normalized cut
+        of ``z_`` (:func:`normalized_cut_sweep`) would move to a less balanced split (0 when
+        that cut is as balanced as the labels). ``None`` with ``n_components`` (the test
+        needs the exact kernel).
     solver_stats_ : dict
         Solver name, time, iterations (``n_iter``) and status; with ``n_components`` also
         the repairs of the Nystroem kernel (``tau``, ``clip``) and ``n_matvec``.
@@ -1177,6 +1307,10 @@ class GMMC(ClusterMixin, BaseEstimator):
       cluster is returned), or the rbf kernel is numerically the identity or all ones
       (``gamma`` far off the data's scale).
     * :class:`~mmcedu.exceptions.ClusterCountWarning`: the labels form one cluster.
+    * :class:`~mmcedu.exceptions.BalanceWarning`: the balance penalty decided the split
+      (exact kernel only): the best normalized cut of ``z_`` is less balanced and moves at
+      least ``BALANCE_WARN_FRACTION = 5 %`` of the samples (``balance_decided_``). The
+      message names :class:`mmcedu.model_selection.LabelFreeSearch`.
     * :class:`~mmcedu.exceptions.SolverWarning`: ``solver="cvxpy"`` on more than 50 samples
       (minutes to hours).
     * ``UserWarning``: ``variant="printed"`` with the normalized Laplacian (degenerate: the
@@ -1216,7 +1350,8 @@ class GMMC(ClusterMixin, BaseEstimator):
 
     _parameter_constraints: dict = {
         "C": [Interval(numbers.Real, 0, None, closed="neither")],
-        "balance_penalty": [Interval(numbers.Real, 0, None, closed="left"), StrOptions({"auto"})],
+        "balance_penalty": [Interval(numbers.Real, 0, None, closed="left"),
+                            StrOptions({"auto", "stiff"})],
         "laplacian": [StrOptions({"normalized", "unnormalized"})],
         "variant": [StrOptions({"printed", "repaired"})],
         "kernel": [StrOptions({"rbf", "precomputed"})],
@@ -1293,10 +1428,20 @@ class GMMC(ClusterMixin, BaseEstimator):
                     DegenerateDataWarning, stacklevel=3,
                 )
                 return self._fit_one_cluster(n)
+        self._penalty = self.balance_penalty
         if lowrank:
             self._fit_nystroem(X, rng)
         else:
             self._fit_dense(X, rng)
+        if self.balance_penalty == "auto" and self.n_clusters_ < 2:
+            # the soft default lost to the one-cluster labeling (tiny or nearly structureless
+            # data): the stiff weight, which acts like e^T z = 0, always splits
+            self._penalty = "stiff"
+            rng = check_random_state(self.random_state)
+            if lowrank:
+                self._fit_nystroem(X, rng)
+            else:
+                self._fit_dense(X, rng)
         self._warn_doubtful()
         return self
 
@@ -1344,9 +1489,9 @@ class GMMC(ClusterMixin, BaseEstimator):
             )
             _warn_degenerate_kernel(K, self.gamma_, stacklevel=5)
         M, b = gmmc_matrix(
-            K, laplacian=self.laplacian, variant=self.variant, balance_penalty=self.balance_penalty
+            K, laplacian=self.laplacian, variant=self.variant, balance_penalty=self._penalty
         )
-        del K
+        self.balance_penalty_ = _penalty_of(self._penalty, K, self.laplacian)
         if self.solver == "cvxpy":
             gamma, W, stats = solve_dual_cvxpy(
                 M, C=self.C, cvxpy_solver=self.cvxpy_solver, solver_options=self.solver_options
@@ -1375,7 +1520,9 @@ class GMMC(ClusterMixin, BaseEstimator):
             self.duality_gap_ = info["gap"]
             self.dual_coef_ = info["gamma"]
             self.solver_stats_ = {k: v for k, v in info.items() if k != "gamma"}
+        del M
         self._set_labels(labels, z, b)
+        self._check_balance(K)
 
     # -- the Nystroem path ---------------------------------------------------------------
     def _check_lowrank_options(self, n):
@@ -1428,7 +1575,8 @@ class GMMC(ClusterMixin, BaseEstimator):
             Phi, what="The Nystroem factor of the rbf kernel",
             hint="standardize X (sklearn.preprocessing.StandardScaler) or change gamma.",
         )
-        Mop = _LowRankMatrix(Phi, Ce=self.balance_penalty)
+        Mop = _LowRankMatrix(Phi, Ce=self._penalty)
+        self.balance_penalty_ = float(Mop.Ce)
         del Phi
         p = int(self.rank) if self.rank is not None else _default_rank(n)
         V, info = _solve_lowrank_operator(
@@ -1446,8 +1594,41 @@ class GMMC(ClusterMixin, BaseEstimator):
             memory_estimate=format_bytes(self._lowrank_bytes(n)),
         )
         self._set_labels(labels, z, Mop.b)
+        self.balance_decided_ = None
 
     # -- results and their checks --------------------------------------------------------
+    def _check_balance(self, K):
+        """Did the balance penalty, rather than the cut, decide the split? (exact kernel only)
+
+        Compares the labels with the best normalized cut of the embedding ``z_``
+        (:func:`normalized_cut_sweep`, a criterion without a preference for equal sizes).
+        """
+        n = self.labels_.shape[0]
+        self.balance_decided_ = 0
+        if self.n_clusters_ < 2 or n < 4:
+            return
+        sweep, _ = normalized_cut_sweep(K, self.z_)
+        moved = int(min(np.sum(sweep != self.labels_), np.sum(sweep == self.labels_)))
+        sizes = np.bincount(self.labels_, minlength=2)
+        sweep_sizes = np.bincount(sweep, minlength=2)
+        if abs(int(sweep_sizes[0] - sweep_sizes[1])) <= abs(int(sizes[0] - sizes[1])):
+            return  # the cut itself is at least as balanced: the penalty did not pull it
+        self.balance_decided_ = moved
+        if moved >= BALANCE_WARN_FRACTION * n:
+            warnings.warn(
+                f"GMMC: the balance penalty C_e (e^T z)^2 (balance_penalty="
+                f"{self._penalty!r}, C_e = {self.balance_penalty_:.3g}), which keeps the "
+                "relaxation from returning one cluster, also pulled the clusters towards equal "
+                f"sizes: the labels have sizes "
+                f"{sorted(sizes.tolist())}, while the best normalized cut of the fitted "
+                f"embedding z_ has sizes {sorted(sweep_sizes.tolist())} and moves {moved} of "
+                f"{n} samples. If the clusters may differ in size, compare with k-means, or "
+                "choose the width without labels: LabelFreeSearch(GMMC(), {'gamma': "
+                "relative_gamma_grid(X)}, criterion='objective').fit(X) "
+                "(mmcedu.model_selection).",
+                BalanceWarning, stacklevel=5,
+            )
+
     def _set_labels(self, labels, z, b):
         self.n_iter_ = int(self.solver_stats_["n_iter"])
         self.labels_ = labels
@@ -1467,6 +1648,8 @@ class GMMC(ClusterMixin, BaseEstimator):
         self.n_clusters_ = 1
         self.z_ = np.zeros(n)
         self.bias_ = 0.0
+        self.balance_decided_ = 0
+        self.balance_penalty_ = None
         return self
 
     def _warn_doubtful(self):

@@ -58,7 +58,7 @@ from ._validation import (
     warn_degenerate_kernel,
 )
 from .balance import balanced_labelings, balanced_sign, is_balanced, max_imbalance
-from .exceptions import DegenerateDataWarning, SolverWarning
+from .exceptions import BalanceWarning, DegenerateDataWarning, SolverWarning
 from .kernels import center_kernel, check_kernel_matrix, kernel_matrix, median_gamma
 
 __all__ = [
@@ -73,6 +73,7 @@ __all__ = [
     "kkt_residuals",
     "eigenvector_rounding",
     "randomized_rounding",
+    "balance_moves",
 ]
 
 
@@ -737,6 +738,34 @@ def _canonical(y):
     return y if y[0] > 0 else -y
 
 
+#: A :class:`~mmcedu.exceptions.BalanceWarning` is emitted when meeting the balance bound moves
+#: at least this fraction of the samples from the sign of the leading eigenvector of ``M``
+#: (the value GMMC and UMCRLS use).
+BALANCE_WARN_FRACTION = 0.05
+
+
+def balance_moves(M, l):
+    """Samples that the bound ``|e^T y| <= l`` moves from the sign of the leading eigenvector.
+
+    ``sign(v)`` (``v`` the leading eigenvector of ``M``) is the labeling the relaxation points
+    to; :func:`~mmcedu.balance.balanced_sign` moves ``ceil((|e^T sign(v)| - l) / 2)`` of its
+    samples when ``|e^T sign(v)| > l``, and none otherwise.
+
+    Returns
+    -------
+    moved : int
+    sizes : list of int, the sorted cluster sizes of ``sign(v)``
+    """
+    M = np.asarray(M, dtype=float)
+    n = M.shape[0]
+    _, v = eigh(M, subset_by_index=[n - 1, n - 1])
+    y = np.where(v[:, 0] >= 0, 1, -1)
+    excess = abs(int(y.sum()))
+    n_pos = int(np.sum(y > 0))
+    moved = int(np.ceil((excess - l) / 2)) if excess > l else 0
+    return moved, sorted([n_pos, n - n_pos])
+
+
 def eigenvector_rounding(M, l):
     """Labels from the leading eigenvector ``v`` of ``M``: ``balanced_sign(v, l)``.
 
@@ -882,6 +911,9 @@ class SDPMMC(ClusterMixin, BaseEstimator):
     n_iter_ : int or None
         Iterations of the cvxpy back end (``None`` if it does not report them), or L-BFGS
         iterations of ``solver="lowrank"``; 0 when no solve was needed (identical samples).
+    balance_decided_ : int
+        Samples that the balance bound moved from the sign of the leading eigenvector of
+        ``M_`` (:func:`balance_moves`; 0 when that sign already meets the bound).
     solver_stats_ : dict
         Back end, status, objective, times and iterations (from cvxpy); with
         ``solver="lowrank"`` the certificate (``upper``, ``lower``, ``gap``, ``rel_gap``,
@@ -914,6 +946,11 @@ class SDPMMC(ClusterMixin, BaseEstimator):
       the last iterate) or ``solver="lowrank"`` stopped at ``max_iter`` above ``tol``. The
       message gives the certified bound and gap; ``objective_`` is the certified bound.
     * :class:`~mmcedu.exceptions.SolverError` -- the back end failed (no iterate).
+    * :class:`~mmcedu.exceptions.BalanceWarning` -- the balance bound decided the split:
+      it moved at least ``BALANCE_WARN_FRACTION = 5 %`` of the samples from the sign of the
+      leading eigenvector of ``M_`` (``balance_decided_``; e.g. ``SDPMMC()`` on standardized
+      iris, 50/100, where the default ``balance=0.1`` allows at most 68/82). The message
+      says to raise ``balance`` and names :class:`mmcedu.model_selection.LabelFreeSearch`.
     * :class:`~mmcedu.exceptions.DegenerateDataWarning` -- all samples are identical (one
       cluster is returned, ``n_clusters_ = 1``, no solve), or the RBF kernel is numerically
       the identity or all ones (the split is arbitrary).
@@ -1119,6 +1156,21 @@ class SDPMMC(ClusterMixin, BaseEstimator):
         self.labels_ = (y_pm < 0).astype(int)
         self.n_clusters_ = int(np.unique(self.labels_).size)
         self.M_ = M
+        self.balance_decided_, free_sizes = balance_moves(M, l)
+        if self.balance_decided_ >= BALANCE_WARN_FRACTION * n:
+            sizes = sorted(np.bincount(self.labels_, minlength=2).tolist())
+            warnings.warn(
+                f"SDPMMC: the balance bound |N+ - N-| <= floor(balance n) = {l} "
+                f"(balance={self.balance:g}) decided the split: the leading eigenvector of M_ "
+                f"points to clusters of sizes {free_sizes}, and meeting the bound moved "
+                f"{self.balance_decided_} of {n} samples (sizes {sizes}). If the clusters "
+                "may differ in size, raise balance (balance=0.5 allows sizes 1:3; 1.0 "
+                "removes the bound) or choose it without labels: LabelFreeSearch(SDPMMC(), "
+                "{'balance': [0.1, 0.3, 0.5]}, criterion='transfer_stability').fit(X) "
+                "(mmcedu.model_selection).",
+                BalanceWarning,
+                stacklevel=2,
+            )
         self.objective_ = float(objective)
         self.labeling_objective_ = float(omega)
         self.dual_coef_ = alpha
@@ -1176,4 +1228,5 @@ class SDPMMC(ClusterMixin, BaseEstimator):
         self.kernel_matrix_ = K
         self.solver_stats_ = {"solver": None, "status": "identical samples", "n_iter": 0}
         self.n_iter_ = 0
+        self.balance_decided_ = 0
         return self

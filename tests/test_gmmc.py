@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from sklearn.exceptions import ConvergenceWarning
 
 from mmcedu import GMMC, datasets, kernels, metrics
+from mmcedu.exceptions import BalanceWarning, ClusterCountWarning
 from mmcedu.gmmc import (
     balance_penalty_weight,
     bias_from_z,
@@ -19,6 +20,7 @@ from mmcedu.gmmc import (
     labels_from_primal,
     laplacian_matrix,
     learn_kernel_weights,
+    normalized_cut_sweep,
     primal_matrix,
     solve_dual_cvxpy,
     solve_lowrank,
@@ -180,14 +182,18 @@ def test_cvxpy_n_iter_is_the_back_ends_iteration_count():
 def test_balance_penalty_saturates():
     _, _, K = _circles(40, gamma=20.0)
     L, _ = laplacian_matrix(K)
-    values = []
+    values, labels = [], []
     for Ce in (1.0, 10.0, balance_penalty_weight("auto", L)):
         M, _ = gmmc_matrix(K, balance_penalty=Ce)
-        values.append(solve_lowrank(M, random_state=0, gap_tol=1e-6)[1]["primal"])
-    # the penalty saturates: Ce >= 1 changes the objective by < 2e-4 relative, and the
-    # well-conditioned default (Ce n = 10 x mean eigenvalue) stays within 2e-3
+        V, info = solve_lowrank(M, random_state=0, gap_tol=1e-6)
+        values.append(info["primal"])
+        labels.append(labels_from_primal(V=V)[0])
+    # the penalty saturates: Ce >= 1 changes the objective by < 2e-4 relative; the softer
+    # default (Ce n = the mean eigenvalue of L, so that sizes may differ) is lower by < 2 %
+    # and gives the same split of the two circles (up to the names, one point at most)
     assert abs(values[0] - values[1]) <= 2e-4 * values[1]
-    assert abs(values[2] - values[1]) <= 2e-3 * values[1]
+    assert abs(values[2] - values[1]) <= 2e-2 * values[1]
+    assert metrics.clustering_error(labels[1], labels[2]) <= 1 / 40
     assert values[2] <= values[0] <= values[1] * (1 + 1e-6)  # weaker penalty, lower minimum
 
 
@@ -306,3 +312,92 @@ def test_nystroem_path_with_fewer_landmarks_agrees_on_labels():
     assert metrics.clustering_error(y, dense.labels_) == 0.0
     assert metrics.clustering_error(y, low.labels_) == 0.0
     assert low.n_iter_ < dense.n_iter_  # the preconditioned solver: far fewer iterations
+
+
+def test_auto_balance_penalty_is_the_mean_eigenvalue_for_the_normalized_laplacian():
+    _, _, K = _circles(30, gamma=20.0)
+    L, _ = laplacian_matrix(K)
+    Lu, _ = laplacian_matrix(K, "unnormalized")
+    assert np.isclose(balance_penalty_weight("auto", L), np.trace(L) / 30**2)
+    assert np.isclose(balance_penalty_weight("auto", Lu, laplacian="unnormalized"),
+                      10 * np.trace(Lu) / 30**2)
+    M, _ = gmmc_matrix(K)
+    M1, _ = gmmc_matrix(K, balance_penalty=np.trace(L) / 30**2)
+    assert np.allclose(M, M1)
+
+
+def test_normalized_cut_sweep_is_the_best_threshold_split():
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((25, 2))
+    K = kernels.rbf_kernel(X, gamma=0.5)
+    z = rng.standard_normal(25)
+    labels, ncut = normalized_cut_sweep(K, z, block=4)
+    order = np.argsort(z)
+    best = np.inf
+    for j in range(1, 25):
+        a = np.zeros(25, bool)
+        a[order[:j]] = True
+        cut = K[a][:, ~a].sum()
+        best = min(best, cut / K[a].sum() + cut / K[~a].sum())
+    assert np.isclose(ncut, best)
+    a = labels == 0
+    cut = K[a][:, ~a].sum()
+    assert np.isclose(cut / K[a].sum() + cut / K[~a].sum(), ncut)
+    assert np.all(z[labels == 1].min() >= z[labels == 0].max())
+
+
+def _blobs(sizes, seed):
+    from sklearn.datasets import make_blobs
+    from sklearn.preprocessing import StandardScaler
+
+    X, y = make_blobs(list(sizes), 2, cluster_std=2.5, random_state=seed)
+    return StandardScaler().fit_transform(X), y
+
+
+def test_balance_warning_when_the_penalty_pulls_unbalanced_clusters_together():
+    # two blobs of 50 and 150: the penalty pulls the split towards equal sizes
+    X, y = _blobs((50, 150), 10)
+    with pytest.warns(BalanceWarning, match=r"pulled the clusters towards equal sizes.*"
+                      r"LabelFreeSearch"):
+        model = GMMC(random_state=0).fit(X)
+    assert model.balance_decided_ >= 0.05 * len(X)
+    sizes = sorted(np.bincount(model.labels_).tolist())
+    assert sizes[0] > 50  # more balanced than the truth: the warning is right
+
+
+def test_no_balance_warning_on_a_clear_balanced_split():
+    X, y = _blobs((100, 100), 1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", BalanceWarning)
+        model = GMMC(random_state=0).fit(X)
+    assert model.balance_decided_ < 0.05 * len(X)
+    assert metrics.adjusted_rand_score(y, model.labels_) > 0.9
+    X, y, _ = _circles(60, gamma=20.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", BalanceWarning)
+        GMMC(gamma=20.0, random_state=0).fit(X)
+
+
+def test_balance_check_needs_the_exact_kernel():
+    X, _ = _blobs((50, 150), 10)
+    model = GMMC(n_components=50, random_state=0).fit(X)
+    assert model.balance_decided_ is None
+
+
+def test_auto_falls_back_to_the_stiff_weight_when_one_cluster_wins():
+    # two samples: the soft weight loses to the one-cluster labeling, the stiff one splits
+    X2 = np.array([[0.0, 0.0], [1.0, 1.0]])
+    model = GMMC(random_state=0).fit(X2)
+    assert model.n_clusters_ == 2
+    K = kernels.rbf_kernel(X2, gamma=model.gamma_)
+    L, _ = laplacian_matrix(K)
+    assert np.isclose(model.balance_penalty_, balance_penalty_weight("stiff", L))
+    soft = GMMC(balance_penalty=balance_penalty_weight("auto", L), random_state=0)
+    with pytest.warns(ClusterCountWarning):
+        soft.fit(X2)
+    assert soft.n_clusters_ == 1
+    X, _, _ = _circles(60, gamma=20.0)
+    K = kernels.rbf_kernel(X, gamma=20.0)
+    L, _ = laplacian_matrix(K)
+    model = GMMC(gamma=20.0, random_state=0).fit(X)
+    assert np.isclose(model.balance_penalty_, balance_penalty_weight("auto", L))

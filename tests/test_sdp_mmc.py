@@ -302,3 +302,33 @@ def test_table1_is_registered_with_the_paper_column():
         f"Digits {p}" for p in ("3-8", "1-7", "2-7", "8-9")
     }
     assert all(PAPER["valizadegan2006gmmc"]["Table 1"][d]["MMC"] >= 0 for d in DATA_SETS)
+
+
+def test_balance_warning_when_the_bound_decides_the_split():
+    from mmcedu.exceptions import BalanceWarning
+    from mmcedu.sdp_mmc import balance_moves
+
+    # 32/8 points: the default bound |N+ - N-| <= 4 cannot hold the true split
+    X, y = datasets.two_gaussians(40, distance=6.0, weights=(0.8, 0.2), random_state=0)
+    with pytest.warns(BalanceWarning, match=r"balance bound.*decided the split.*raise balance"):
+        model = SDPMMC(gamma=0.1).fit(X)
+    assert model.balance_decided_ >= 0.05 * 40
+    assert model.balance_decided_ == balance_moves(model.M_, max_imbalance(40, 0.1))[0]
+    # with the bound lifted nothing is moved, and the split is less balanced than the bound
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", BalanceWarning)
+        free = SDPMMC(gamma=0.1, balance=1.0).fit(X)
+    assert free.balance_decided_ == 0
+    sizes = np.bincount(free.labels_, minlength=2)
+    assert abs(int(sizes[0] - sizes[1])) > max_imbalance(40, 0.1)
+
+
+def test_no_balance_warning_on_balanced_data():
+    from mmcedu.exceptions import BalanceWarning
+
+    X, y = datasets.two_gaussians(40, distance=6.0, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", BalanceWarning)
+        model = SDPMMC(gamma=0.1).fit(X)
+    assert model.balance_decided_ == 0
+    assert clustering_error(y, model.labels_) == 0.0
