@@ -437,7 +437,7 @@ def _normalized_laplacian_parts(K):
     return (L + L.T) / 2, d
 
 
-def gmmc_contrast(K, objective, *, laplacian="normalized", variant="repaired"):
+def gmmc_contrast(K, objective, *, laplacian="normalized", variant="repaired", min_affinity=1.0):
     """GMMC's relaxed objective relative to an average balanced cut: ``1 - J* / (n avg)``.
 
     ``J*`` is the optimum of GMMC's relaxation (``objective_``), ``<M, W>`` minimized over
@@ -455,7 +455,7 @@ def gmmc_contrast(K, objective, *, laplacian="normalized", variant="repaired"):
     """
     K = np.asarray(K, dtype=float)
     n = K.shape[0]
-    if n < 3 or np.min(K.sum(axis=1) - np.diag(K)) < 1.0:
+    if n < 3 or np.min(K.sum(axis=1) - np.diag(K)) < min_affinity:
         return np.nan
     e = np.ones(n)
     if laplacian == "unnormalized":
