@@ -1027,21 +1027,23 @@ def equal_multiplier_solution(M):
 # ----------------------------------------------------------------------------------------
 # Kernel learning (11)/(12) and a label-free alternative
 # ----------------------------------------------------------------------------------------
-def contrast_score(M, value=None, K=None, **lowrank_options):
+def contrast_score(M, value=None, K=None, *, min_affinity=1.0, **lowrank_options):
     """Relaxed margin objective of ``M`` relative to that of an average balanced cut.
 
     ``value / (n avg)`` with ``avg = trace(H M H) / (n - 1)`` (``H = I - e e^T / n``): the mean
     of ``z^T M z / ||z||^2`` over random directions ``z`` orthogonal to ``e``. Small means that
     the best (relaxed) balanced partition is much better than a random one. With the kernel
     ``K`` given, widths at which some sample is nearly isolated (its affinities to the others
-    sum to less than 1) score ``inf``: there ``L`` degenerates (``K -> I`` gives ``L -> 0``) and
-    the ratio is 0/0.
+    sum to less than ``min_affinity``) score ``inf``: there ``L`` degenerates (``K -> I`` gives
+    ``L -> 0``) and the ratio is 0/0. The default 1 is the guard of the kernel choice as
+    published in this package; :func:`mmcedu.model_selection.gmmc_contrast` (``1 -`` this
+    score) uses 0.5, chosen on held-out tasks (``benchmarks/results/gmmc_guard_heldout.md``).
     """
     M = np.asarray(M, dtype=float)
     n = M.shape[0]
     if K is not None:
         K = np.asarray(K, dtype=float)
-        if np.min(K.sum(axis=1) - np.diag(K)) < 1.0:
+        if np.min(K.sum(axis=1) - np.diag(K)) < min_affinity:
             return np.inf
     if value is None:
         _, info = solve_lowrank(M, **lowrank_options)

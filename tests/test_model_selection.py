@@ -252,6 +252,35 @@ def test_gmmc_contrast_matches_gmmc_module(circles):
     assert np.isnan(gmmc_contrast(rbf_kernel(X, gamma=1e4), 1.0))
 
 
+def test_gmmc_contrast_min_affinity_guard(circles):
+    import inspect
+
+    X, _ = circles
+    X = X[:80]
+    model = GMMC(gamma=5.0, random_state=0).fit(X)
+    K = rbf_kernel(X, gamma=5.0)
+    m = float(np.min(K.sum(axis=1) - 1.0))  # the smallest off-diagonal affinity sum
+    assert 0.5 < m < 1  # a width the earlier guard 1 rejected and the default accepts
+    value = gmmc_contrast(K, model.objective_, min_affinity=0.0)
+    assert np.isfinite(value)
+    # the guard only gates: below it NaN, at or above it the same value for every guard
+    assert np.isnan(gmmc_contrast(K, model.objective_, min_affinity=1.01 * m))
+    assert gmmc_contrast(K, model.objective_, min_affinity=0.99 * m) == value
+    # the default (chosen on held-out tasks, benchmarks/results/gmmc_guard_heldout.md) is 0.5
+    default = inspect.signature(gmmc_contrast).parameters["min_affinity"].default
+    assert default == 0.5
+    assert gmmc_contrast(K, model.objective_) == value
+    assert np.isnan(gmmc_contrast(K, model.objective_, min_affinity=1.0))
+    # GMMC's own kernel choice shares the keyword; its default stays 1 (mmcedu.gmmc)
+    from mmcedu.gmmc import contrast_score, gmmc_matrix
+
+    M, _ = gmmc_matrix(K)
+    assert contrast_score(M, model.objective_, K=K) == np.inf
+    assert 1 - contrast_score(M, model.objective_, K=K, min_affinity=0.5) == pytest.approx(value)
+    # with no guard a kernel that is the identity is still undefined (L = 0, avg = 0)
+    assert np.isnan(gmmc_contrast(np.eye(10), 1.0, min_affinity=0.0))
+
+
 def test_margin_contrast_value_matches_svm_dual():
     from mmcedu.sdp_mmc import svm_dual_objective
 
