@@ -408,13 +408,17 @@ def _arc_search(x, d, g, QXX, C):
     return np.clip(x, 0.0, C)
 
 
-def _box_qp_warm(Q, C, a0=None, *, tol=1e-10, max_iter=500, rcond=1e-10):
+def _box_qp_warm(Q, C, a0=None, *, tol=1e-10, max_iter=500, rcond=1e-10, eps=0.0):
     """Minimize ``q(a) = a^T Q a - 2 e^T a`` over ``0 <= a <= C`` (``Q`` PSD, ``C`` finite).
 
     Projected Newton (Bertsekas 1982) with pseudo-inverse steps. ``Q = K o M`` has a
     numerical rank far below n (the RBF kernel's spectrum decays fast), so the face problems
-    are singular. Each iteration: the epsilon-binding bounds (within ``eps`` of a bound,
-    gradient pushing outward) are snapped to it; on the free set ``F`` the direction is
+    are singular. Each iteration: the binding bounds (within ``eps`` of a bound, gradient
+    pushing outward) are snapped to it (``eps = 0``, the default, snaps nothing: the exact arc
+    search stops coordinates at their bounds; Bertsekas's epsilon-active snapping,
+    ``eps = min(1e-3 C, kkt)``, made the combined step fail on the late-stage QPs at n = 1000
+    and fall back to gradient steps, so the QP hit ``max_iter`` inexactly and L-BFGS stalled);
+    on the free set ``F`` the direction is
     ``-pinv(Q_FF) g_F`` (eigenvalues below ``rcond * max diag Q`` dropped; if that vanishes,
     the null-space part of the gradient, along which ``q`` decreases linearly); Armijo
     backtracking along the projection arc costs O(|S|^2) per trial with ``Q_SS`` of the moving
@@ -446,7 +450,10 @@ def _box_qp_warm(Q, C, a0=None, *, tol=1e-10, max_iter=500, rcond=1e-10):
         kkt = float(np.max(np.abs(pg))) if n else 0.0
         if kkt <= tol * scale:
             break
-        eps = min(1e-3 * C, kkt)  # epsilon-active bounds (Bertsekas 1982)
+        # the active bounds: at a bound, with the gradient pushing outward. No epsilon-active
+        # snapping (Bertsekas 1982): the exact arc search already stops coordinates at their
+        # bounds, and snapping the near-bound ones made the combined step fail and fall back
+        # to short gradient steps (hundreds of iterations on the late-stage QPs at n = 1000).
         lo = (a <= eps) & (g > 0)
         hi = (a >= C - eps) & (g < 0)
         F = np.flatnonzero(~(lo | hi))
