@@ -921,7 +921,9 @@ class SDPMMC(ClusterMixin, BaseEstimator):
     ``M = y y^T``), so it has no ``n_clusters`` parameter; :class:`UMCRLS` and :class:`EMMC`
     cluster into ``k > 2`` clusters. There are ``n (n + 1) / 2`` unknowns in ``M``: the
     cvxpy path is slow beyond a few hundred samples (a ``UserWarning`` says so above 300)
-    and ``solver="lowrank"`` reaches about a thousand.
+    and ``solver="lowrank"`` reached the certified gap ``tol = 1e-3`` at n = 1000 in about 25
+    CPU seconds and at n = 2000 in about 3 CPU minutes
+    (``benchmarks/results/sdp_mmc_scale.md``).
 
     Memory, checked against ``mmcedu.get_config()["memory_budget"]`` before anything n x n
     is allocated (:class:`~mmcedu.exceptions.MemoryBudgetError` otherwise):
