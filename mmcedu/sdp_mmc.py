@@ -525,7 +525,6 @@ def _sdp_lower_bound(K, alpha, l, V=None, lam=None):
     """
     K = np.asarray(K, dtype=float)
     n = K.shape[0]
-    e = np.ones(n)
     alpha = np.asarray(alpha, dtype=float)
     lam = np.zeros(n) if lam is None else np.asarray(lam, dtype=float)
     # A = B - (lam e^T + e lam^T) / 2, built in place: one n x n array (memory at large n)
