@@ -353,13 +353,16 @@ def sdp_memory_bytes(n, solver="cvxpy"):
     """Bytes the SDP relaxation needs for ``n`` samples (an estimate made before allocating).
 
     ``"cvxpy"``: ``2000 n^2`` (cvxpy's problem data for ``n (n + 1) / 2`` unknowns in ``M``,
-    measured with SCS; 0.8 GB at n = 600, 8 GB at n = 2000). ``"lowrank"``: ``6 * 8 n^2`` (the
-    kernel, ``K o V V^T``, ``V V^T`` and the dense matrix of the certificate's eigenvalue, with
-    workspace; 0.5 GB at n = 3000, 4.8 GB at n = 10,000).
+    measured with SCS; 0.8 GB at n = 600, 8 GB at n = 2000). ``"lowrank"``: ``16 * 8 n^2`` (the
+    kernel, ``K o V V^T``, ``V V^T`` and the dense matrix of the certificate's eigenvalue are
+    six n x n arrays; the measured peak resident memory above the interpreter's was twice that
+    count at n = 1000 and 1.6 times at n = 2000 (temporaries, the allocator and LAPACK's
+    workspace), so the estimate counts sixteen: 1.2 GB at n = 3000, 12.8 GB at n = 10,000;
+    benchmarks/results/sdp_mmc_scale.md).
     """
     n = int(n)
     if solver == "lowrank":
-        return array_bytes((6, n, n))
+        return array_bytes((16, n, n))
     return _CVXPY_BYTES_PER_ENTRY * n * n
 
 
@@ -659,7 +662,7 @@ def solve_sdp_mmc_lowrank(
     ``upper - lower <= tol * max(|upper|, 1)`` or after ``max_iter`` L-BFGS iterations and
     returns the best certified iterate.
 
-    Memory: ``sdp_memory_bytes(n, "lowrank")`` = ``48 n^2`` bytes. Time: each evaluation is
+    Memory: ``sdp_memory_bytes(n, "lowrank")`` = ``128 n^2`` bytes. Time: each evaluation is
     O(n^2 rank) plus the QP; each certificate one O(n^3) eigenvalue.
 
     Parameters
@@ -876,8 +879,9 @@ class SDPMMC(ClusterMixin, BaseEstimator):
         Algorithm for the relaxation: ``"cvxpy"`` solves the SDP with the cvxpy back end
         ``cvxpy_solver`` (memory ``2000 n^2`` bytes, minutes beyond n = 300);
         ``"lowrank"`` factors ``M = V V^T`` (Burer-Monteiro, :func:`solve_sdp_mmc_lowrank`)
-        and certifies the gap of the same SDP (memory ``48 n^2`` bytes; at n = 1000 about
-        170 iterations and 2.5 CPU minutes reach a certified gap of 1 %). It needs a finite
+        and certifies the gap of the same SDP (memory ``128 n^2`` bytes; at n = 1000 about
+        200 iterations and half a CPU minute reach a certified gap of 1e-3;
+        benchmarks/results/sdp_mmc_scale.md). It needs a finite
         ``C``.
     cvxpy_solver : str or None, default=None
         cvxpy back end; ``None`` means SCS (Clarabel's memory grows like n^4 here).
@@ -959,7 +963,7 @@ class SDPMMC(ClusterMixin, BaseEstimator):
     Memory, checked against ``mmcedu.get_config()["memory_budget"]`` before anything n x n
     is allocated (:class:`~mmcedu.exceptions.MemoryBudgetError` otherwise):
     ``solver="cvxpy"`` about ``2000 n^2`` bytes (0.7 GB at n = 600, 8 GB at n = 2000);
-    ``solver="lowrank"`` about ``48 n^2`` bytes (:func:`sdp_memory_bytes`).
+    ``solver="lowrank"`` about ``128 n^2`` bytes (:func:`sdp_memory_bytes`).
 
     Warnings and errors:
 
@@ -1082,7 +1086,7 @@ class SDPMMC(ClusterMixin, BaseEstimator):
         check_n_clusters(n, 2)
         rng = check_random_state(self.random_state)
         alternative = (
-            "Use solver='lowrank' (about 48 n^2 bytes) or fewer samples."
+            "Use solver='lowrank' (about 128 n^2 bytes) or fewer samples."
             if self.solver == "cvxpy"
             else "Use fewer samples (a subsample), or GMMC(solver='lowrank')."
         )
