@@ -1,4 +1,4 @@
-"""The comparison protocol (chapter 09) and the label-free targets of issue 12.
+"""The comparison protocol (chapter 09) and its four label-free targets.
 
 Usage::
 
