@@ -5,6 +5,7 @@ Usage::
     python benchmarks/bench_comparison.py              # quick protocol (chapter 09's settings)
     python benchmarks/bench_comparison.py --full       # full protocol (adds tasks, GMMC, SDP MMC)
     python benchmarks/bench_comparison.py --jobs 2     # runs in parallel (same records)
+    python benchmarks/bench_comparison.py --quick      # smoke run: 3 tasks, 3 methods, 2 seeds
 
 Runs :func:`mmcedu.experiments.comparison.run_comparison` (no cache) and prints the four
 targets as chapter 09 measures them on the same records: (a) the mean gap of every mmcedu
@@ -56,14 +57,23 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--full", action="store_true", help="the full protocol")
     ap.add_argument("--jobs", type=int, default=1, help="n_jobs of run_comparison")
+    ap.add_argument("--quick", action="store_true",
+                    help="smoke run (the test suite's): two circles, moons and iris at n = 100, "
+                         "k-means, UMC-RLS and SVC, seeds 0-1; its targets are not chapter 09's")
     args = ap.parse_args()
+    if args.quick and args.full:
+        ap.error("--quick and --full exclude each other")
+    smoke = dict(tasks=["two circles", "moons", "iris"], methods=["k-means", "UMC-RLS", "SVC (cone)"],
+                 seeds=[0, 1], n_samples=100) if args.quick else {}
     t0, c0 = time.perf_counter(), time.process_time()
-    records = C.run_comparison(full=args.full, n_jobs=args.jobs)
+    records = C.run_comparison(full=args.full, n_jobs=args.jobs, **smoke)
     wall, cpu = time.perf_counter() - t0, time.process_time() - c0
     print(C.comparison(records=records))
     print()
-    print(f"Targets ({'full' if args.full else 'quick'} protocol, seeds 0-{C.N_SEEDS - 1}, "
-          f"n = {C.N}):")
+    label = "smoke run" if args.quick else ("full" if args.full else "quick") + " protocol"
+    seeds = sorted({r["seed"] for r in records}) if records and "seed" in records[0] else None
+    print(f"Targets ({label}, seeds {seeds if seeds else f'0-{C.N_SEEDS - 1}'}, "
+          f"n = {100 if args.quick else C.N}):")
     for name, measured, met in targets(records):
         print(f"  {name:32s} {measured:40s} {'met' if met else 'NOT MET'}")
     per_method = {}
