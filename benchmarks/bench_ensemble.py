@@ -27,14 +27,13 @@ import argparse
 import csv
 import json
 import os
-import subprocess
-import sys
 import tempfile
 import time
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 import numpy as np  # noqa: E402
+from _child import run_child_code  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 M, K, D, N_RANDOM = 50, 10, 10, 10
@@ -56,15 +55,12 @@ def run_child(fn, timeout=3600, **kwargs):
     """Run ``fn(**kwargs)`` of this module in a fresh Python process; return its dict."""
     code = _CHILD.format(root=ROOT, here=os.path.dirname(os.path.abspath(__file__)), fn=fn,
                          kw=json.dumps(kwargs))
-    t0 = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          timeout=timeout, env=dict(os.environ, OMP_NUM_THREADS="1"))
-    for line in proc.stdout.splitlines():
-        if line.startswith("@@RESULT@@"):
-            out = json.loads(line[len("@@RESULT@@"):])
-            out["wall_s_process"] = time.perf_counter() - t0
-            return out
-    raise RuntimeError(f"{fn}({kwargs}) failed:\n{proc.stderr[-3000:]}")
+    out, error, wall = run_child_code(code, timeout=timeout,
+                                      env=dict(os.environ, OMP_NUM_THREADS="1"))
+    if out is None:
+        raise RuntimeError(f"{fn}({kwargs}) failed:\n{error[-3000:]}")
+    out["wall_s_process"] = wall
+    return out
 
 
 # ------------------------------------------------------------------- run inside the children

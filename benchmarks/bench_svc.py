@@ -34,14 +34,13 @@ import argparse
 import csv
 import json
 import os
-import subprocess
-import sys
 import time
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import numpy as np  # noqa: E402
+from _child import run_child_code  # noqa: E402
 
 from mmcedu.experiments.support_vector_clustering import labeling_times  # noqa: E402
 from mmcedu.report import Table  # noqa: E402
@@ -134,18 +133,11 @@ def run_point(kwargs, timeout=3600):
     """``point(**kwargs)`` in a fresh Python process (one BLAS thread); its dict."""
     code = _CHILD.format(root=ROOT, here=HERE, kw=json.dumps(kwargs))
     env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
-    t0 = time.perf_counter()
-    try:
-        proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                              env=env, timeout=timeout)
-    except subprocess.TimeoutExpired:
-        return {**kwargs, "error": f"timeout after {timeout} s"}
-    for line in proc.stdout.splitlines():
-        if line.startswith("@@RESULT@@"):
-            out = json.loads(line[len("@@RESULT@@"):])
-            out["process_wall_s"] = time.perf_counter() - t0
-            return out
-    return {**kwargs, "error": (proc.stderr.strip().splitlines() or ["?"])[-1]}
+    out, error, wall = run_child_code(code, timeout=timeout, env=env)
+    if out is None:
+        return {**kwargs, "error": error.splitlines()[-1]}
+    out["process_wall_s"] = wall
+    return out
 
 
 COLUMNS = ["series", "n", "q", "solver", "max_samples", "fit_wall_s", "fit_cpu_s", "solve_s",

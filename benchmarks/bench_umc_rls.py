@@ -26,8 +26,6 @@ import argparse
 import csv
 import json
 import os
-import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -35,6 +33,7 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import numpy as np  # noqa: E402
+from _child import run_child_code  # noqa: E402
 
 from mmcedu.datasets import blobs  # noqa: E402
 from mmcedu.kernels import max_distance_gamma, nystroem_factor, rbf_kernel  # noqa: E402
@@ -161,18 +160,11 @@ def point(path, n, r=100, dtype="float64", seed=0, n_sub=0):
 
 def run_point(kwargs, timeout=3600):
     code = _CHILD.format(root=str(Path(__file__).resolve().parent), kw=json.dumps(kwargs))
-    t0 = time.perf_counter()
-    try:
-        proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                              timeout=timeout, env=dict(os.environ))
-    except subprocess.TimeoutExpired:
-        return {**kwargs, "error": f"timeout after {timeout} s"}
-    for line in proc.stdout.splitlines():
-        if line.startswith("@@RESULT@@"):
-            out = json.loads(line[len("@@RESULT@@"):])
-            out["process_wall_s"] = time.perf_counter() - t0
-            return out
-    return {**kwargs, "error": proc.stderr.strip().splitlines()[-1] if proc.stderr else "?"}
+    out, error, wall = run_child_code(code, timeout=timeout)
+    if out is None:
+        return {**kwargs, "error": error.splitlines()[-1]}
+    out["process_wall_s"] = wall
+    return out
 
 
 def scale_study(quick):
