@@ -458,6 +458,11 @@ def solve_lowrank(
         U0 = Q + 1e-6 * rng.standard_normal((n, p))
     else:
         U0 = _start_factor(V0, n, p, rng)
+    # Unit rows: the gradient in u_i scales like 1 / ||u_i||, and the rows of the bottom
+    # eigenvectors have norms from ~1/sqrt(n) down to ~0 (at narrow widths the eigenvectors
+    # localize on a few points), which left L-BFGS with a badly scaled problem: line-search
+    # stalls and thousands of iterations. V = V(U) does not change.
+    U0 = U0 / np.maximum(np.linalg.norm(U0, axis=1), 1e-300)[:, None]
     s0 = 1e-3 * rng.standard_normal(n)
     x = np.concatenate([U0.ravel(), s0])
     n_iter, rounds, natural_stops, info = 0, 0, 0, {}
