@@ -72,6 +72,7 @@ from ._validation import (
     check_scale,
     format_bytes,
 )
+from .balance import BALANCE_WARN_FRACTION
 from .exceptions import BalanceWarning, ClusterCountWarning, DegenerateDataWarning, SolverWarning
 from .kernels import (
     check_kernel_matrix,
@@ -84,11 +85,6 @@ from .kernels import (
     rbf_kernel,
     unnormalized_laplacian,
 )
-
-#: A :class:`~mmcedu.exceptions.BalanceWarning` is emitted when the best normalized cut of the
-#: fitted embedding ``z_`` is less balanced than the labels and moves at least this fraction of
-#: the samples (the value UMCRLS uses for its balance warning).
-BALANCE_WARN_FRACTION = 0.05
 
 __all__ = [
     "GMMC",

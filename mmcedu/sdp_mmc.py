@@ -57,7 +57,7 @@ from ._validation import (
     format_bytes,
     warn_degenerate_kernel,
 )
-from .balance import balanced_labelings, balanced_sign, is_balanced, max_imbalance
+from .balance import BALANCE_WARN_FRACTION, balanced_labelings, balanced_sign, is_balanced, max_imbalance
 from .exceptions import BalanceWarning, DegenerateDataWarning, SolverWarning
 from .kernels import center_kernel, check_kernel_matrix, kernel_matrix, median_gamma
 
@@ -761,10 +761,6 @@ def _canonical(y):
     return y if y[0] > 0 else -y
 
 
-#: A :class:`~mmcedu.exceptions.BalanceWarning` is emitted when meeting the balance bound moves
-#: at least this fraction of the samples from the sign of the leading eigenvector of ``M``
-#: (the value GMMC and UMCRLS use).
-BALANCE_WARN_FRACTION = 0.05
 
 
 def balance_moves(M, l):

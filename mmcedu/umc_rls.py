@@ -76,6 +76,7 @@ from ._validation import (
     format_bytes,
     warn_degenerate_kernel,
 )
+from .balance import BALANCE_WARN_FRACTION
 from .exceptions import BalanceWarning, ClusterCountWarning, DegenerateDataWarning
 from .kernels import check_kernel_matrix, kernel_matrix, median_gamma, rbf_kernel
 
@@ -103,8 +104,8 @@ _BLOCK_ENTRIES = 2**20
 _DENSE_SLOW_N = 10_000
 # Algorithms 1-2 on the low-rank path warn from this n on (about n moves of O(n r k) each).
 _LOW_RANK_DESCENT_SLOW_N = 20_000
-# A BalanceWarning is raised when the final descent moves more than this fraction of n.
-_BALANCE_WARN_FRACTION = 0.05
+# A BalanceWarning is raised when the final descent moves more than BALANCE_WARN_FRACTION of n
+# (mmcedu.balance).
 
 
 # ---------------------------------------------------------------------------------------
@@ -1283,7 +1284,7 @@ class UMCRLS(ClusterMixin, BaseEstimator):
             )
         if self.search == "shaking" and not descent and converged:
             m, twin = _descent_moves_from(scorer, max_iter)
-            if m > _BALANCE_WARN_FRACTION * n:
+            if m > BALANCE_WARN_FRACTION * n:
                 sizes = np.bincount(self.labels_, minlength=k)
                 warnings.warn(
                     f"UMCRLS: the shaking rounds, whose claims (eq. 11) force every cluster "
