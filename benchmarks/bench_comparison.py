@@ -3,7 +3,7 @@
 Usage::
 
     python benchmarks/bench_comparison.py              # quick protocol (chapter 09's settings)
-    python benchmarks/bench_comparison.py --full       # full protocol (adds tasks, GMMC, SDP MMC)
+    python benchmarks/bench_comparison.py --full       # full protocol (adds tasks and SDP MMC)
     python benchmarks/bench_comparison.py --jobs 2     # runs in parallel (same records)
     python benchmarks/bench_comparison.py --quick      # smoke run: 3 tasks, 3 methods, 2 seeds
 

@@ -77,7 +77,11 @@ def test_binary_only_methods_skip_multiclass_tasks():
 def test_quick_protocol_has_five_seeds_and_no_slow_methods():
     assert comparison.N_SEEDS >= 5 and comparison.N >= 200
     quick = [m for m, spec in comparison.METHODS.items() if spec[4]]
-    assert "SDP MMC" not in quick and "GMMC" not in quick and "UMC-RLS" in quick
+    assert "SDP MMC" not in quick and "GMMC" in quick and "UMC-RLS" in quick
+    # GMMC is in the quick protocol with its iteration cap (the near-disconnected widths)
+    X = np.random.default_rng(0).normal(size=(20, 2))
+    est, grid = comparison.METHODS["GMMC"][0](X, 2, 0)
+    assert est.max_iter == comparison.GMMC_MAX_ITER < 5000 and len(grid["gamma"]) == comparison.GRID_SIZE
     assert set(comparison.TASKS_QUICK) <= set(comparison.TASKS)
     assert {"iris", "wine", "breast cancer"} <= set(comparison.TASKS_QUICK) & set(comparison.REAL)
 
