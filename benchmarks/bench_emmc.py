@@ -5,6 +5,9 @@ Usage::
     OMP_NUM_THREADS=1 python benchmarks/bench_emmc.py          # n = 10^3 .. 10^5 (minutes)
     OMP_NUM_THREADS=1 python benchmarks/bench_emmc.py --quick  # small sizes (seconds)
     OMP_NUM_THREADS=1 python benchmarks/bench_emmc.py --save   # also write benchmarks/results/
+    OMP_NUM_THREADS=1 python benchmarks/bench_emmc.py --defaults --out benchmarks/results/emmc_defaults.csv
+        # EMMC(k) with its defaults vs KMeans(k) on standardized real data, seeds 0-4
+        # (with --quick: seed 0 only)
 
 Data with known labels at any size: scikit-learn's 8 x 8 digits (pixels / 16) resampled with
 replacement plus N(0, 0.05^2) pixel noise, clipped to [0, 1]; ten clusters.
@@ -152,6 +155,109 @@ def _forms(quick):
         print(f"{n:>6} {L:>6}  {tp:8.4f}  {td:8.4f}  {ratio:11.3f}  {auto}")
 
 
+def _default_sets(which):
+    """Standardized data with known classes: ``"held-out"`` (reported, not used to choose any
+    default) or ``"chosen-on"`` (the sets EMMC's defaults were chosen on by the rule written
+    down before measuring in benchmarks/studies/emmc_default_rule.md)."""
+    import numpy as np
+    from sklearn.datasets import (
+        load_breast_cancer,
+        load_digits,
+        load_iris,
+        load_wine,
+        make_blobs,
+        make_classification,
+    )
+    from sklearn.preprocessing import StandardScaler
+
+    digits = load_digits()
+
+    def classes(*c):
+        keep = np.isin(digits.target, c)
+        return digits.data[keep], digits.target[keep]
+
+    if which == "held-out":
+        data = {
+            "iris": load_iris(return_X_y=True), "wine": load_wine(return_X_y=True),
+            "breast cancer": load_breast_cancer(return_X_y=True),
+            "digits 3 vs 8": classes(3, 8), "digits 1-4": classes(1, 2, 3, 4),
+        }
+    else:
+        data = {f"digits {a} vs {b}": classes(a, b) for a, b in [(0, 6), (4, 9), (5, 9), (1, 7), (2, 3)]}
+        X, y = classes(0, 6)
+        i6 = np.flatnonzero(y == 6)
+        keep = np.r_[np.flatnonzero(y == 0),
+                     np.random.RandomState(100).choice(i6, len(i6) // 3, replace=False)]
+        data["digits 0 vs 6 (178/60)"] = (X[keep], y[keep])
+        for c in [(0, 1, 2), (5, 6, 9), (4, 7, 9)]:
+            data["digits " + ", ".join(map(str, c))] = classes(*c)
+        Xw, yw = load_wine(return_X_y=True)
+        data["wine 0 vs 1"] = (Xw[yw < 2], yw[yw < 2])
+        data["wine 1 vs 2"] = (Xw[yw > 0], yw[yw > 0])
+        for rs in (10, 11):
+            data[f"blobs 3 x 100 (seed {rs})"] = make_blobs([100, 100, 100], 2, cluster_std=2.5,
+                                                            random_state=rs)
+        for rs in (10, 11):
+            data[f"blobs 100/300 (seed {rs})"] = make_blobs([100, 300], 2, cluster_std=2.5,
+                                                            random_state=rs)
+        data["classification 3 classes"] = make_classification(
+            450, 10, n_informative=5, n_classes=3, class_sep=1.5, random_state=10)
+    return {k: (StandardScaler().fit_transform(X), y) for k, (X, y) in data.items()}
+
+
+def defaults(out=None, seeds=(0, 1, 2, 3, 4), sets=("held-out", "chosen-on"), params=None,
+             names=None):
+    """``EMMC(k, **params)`` (default: its defaults) versus ``KMeans(k, n_init=10)`` on
+    standardized data, ``k`` = number of true classes: ARI with the classes, the ARI of EMMC's
+    labels with its own k-means start (1 = it kept the start), sizes and warnings."""
+    import warnings
+
+    import numpy as np
+    from sklearn.cluster import KMeans
+    from sklearn.metrics import adjusted_rand_score
+
+    from mmcedu import EMMC
+
+    params = dict(params or {})
+    rows = []
+    print(f"EMMC(k, {params}) vs KMeans(k, n_init=10), standardized data")
+    print(f"{'set':<9} {'data':<28} {'seed':>4} {'ARI':>6} {'k-means':>7} {'vs start':>8} "
+          f"{'sizes':>12} {'s':>5}  warnings")
+    for which in sets:
+        for name, (X, y) in _default_sets(which).items():
+            if names is not None and name not in names:
+                continue
+            k = int(np.unique(y).size)
+            for seed in seeds:
+                t0 = time.perf_counter()
+                with warnings.catch_warnings(record=True) as ws:
+                    warnings.simplefilter("always")
+                    model = EMMC(k, random_state=seed, **params).fit(X)
+                sec = time.perf_counter() - t0
+                km = KMeans(k, n_init=10, random_state=seed).fit(X)
+                sizes = "/".join(str(int(c)) for c in sorted(np.bincount(model.labels_, minlength=k)))
+                row = {"set": which, "data": name, "k": k, "seed": seed,
+                       "ari": adjusted_rand_score(y, model.labels_),
+                       "kmeans_ari": adjusted_rand_score(y, km.labels_),
+                       "ari_vs_start": adjusted_rand_score(model.init_labels_, model.labels_),
+                       "sizes": sizes, "seconds": sec,
+                       "warnings": " ".join(sorted({w.category.__name__ for w in ws}))}
+                rows.append(row)
+                print(f"{which:<9} {name:<28} {seed:>4} {row['ari']:6.3f} {row['kmeans_ari']:7.3f} "
+                      f"{row['ari_vs_start']:8.3f} {sizes:>12} {sec:5.2f}  {row['warnings']}",
+                      flush=True)
+    if out:
+        keys = ["set", "data", "k", "seed", "ari", "kmeans_ari", "ari_vs_start", "sizes",
+                "seconds", "warnings"]
+        with open(out, "w", newline="") as fh:
+            w = csv.writer(fh)
+            w.writerow(keys)
+            for r in rows:
+                w.writerow([f"{r[c]:.4f}" if c in ("ari", "kmeans_ari", "ari_vs_start")
+                            else f"{r[c]:.2f}" if c == "seconds" else r[c] for c in keys])
+    return rows
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="small sizes (seconds)")
@@ -161,8 +267,19 @@ def main(argv=None):
                         help="sample sizes to run instead of the default ones")
     parser.add_argument("--no-forms", action="store_true",
                         help="skip the primal / dual and L tables")
-    parser.add_argument("--out", type=Path, default=RESULTS, help="directory for --save")
+    parser.add_argument("--out", type=Path, default=None,
+                        help="directory for --save (default benchmarks/results); CSV file for --defaults")
+    parser.add_argument("--defaults", action="store_true",
+                        help="EMMC(k) with its defaults vs KMeans(k) on standardized real data "
+                             "(seeds 0-4; seed 0 and the held-out sets only with --quick)")
     args = parser.parse_args(argv)
+    if args.defaults:
+        if args.quick:
+            return defaults(args.out, seeds=(0,), sets=("held-out",),
+                            names=("iris", "digits 3 vs 8"))
+        return defaults(args.out)
+    if args.out is None:
+        args.out = RESULTS
     if args.sizes:
         sizes = args.sizes
     elif args.quick:

@@ -21,6 +21,9 @@ class                     meaning
                           single cluster where a split was expected
 ``BalanceWarning``        a class-balance constraint decided the answer (it moved samples that
                           the objective alone would have put elsewhere)
+``KMeansStartWarning``    a method started from k-means labels and relabelled many samples into
+                          clusters that are less compact (larger k-means objective) than its
+                          start
 ========================  =========================================================================
 """
 
@@ -33,6 +36,7 @@ __all__ = [
     "DegenerateDataWarning",
     "ClusterCountWarning",
     "BalanceWarning",
+    "KMeansStartWarning",
     "ConvergenceWarning",
 ]
 
@@ -59,3 +63,8 @@ class ClusterCountWarning(UserWarning):
 
 class BalanceWarning(UserWarning):
     """A class-balance constraint, not the objective, decided part of the answer."""
+
+
+class KMeansStartWarning(UserWarning):
+    """A fit started from k-means labels ended, after relabelling many samples, with a larger
+    k-means objective (within-cluster sum of squares) than its start."""

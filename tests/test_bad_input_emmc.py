@@ -25,7 +25,12 @@ import mmcedu
 from mmcedu import EMMC, datasets, metrics
 from mmcedu.datasets import blobs, two_gaussians
 from mmcedu.emmc import ELMRidge, fit_bytes
-from mmcedu.exceptions import BalanceWarning, DegenerateDataWarning, MemoryBudgetError
+from mmcedu.exceptions import (
+    BalanceWarning,
+    DegenerateDataWarning,
+    KMeansStartWarning,
+    MemoryBudgetError,
+)
 
 X, Y = two_gaussians(20, distance=8.0, std=0.4, random_state=0)  # two compact, far-apart blobs
 
@@ -314,6 +319,41 @@ def test_unbalanced_real_data_is_warned_about_the_balance():
     with pytest.warns(BalanceWarning, match=r"initial labels had cluster sizes"):
         m = EMMC(random_state=0).fit(Xr)
     assert m.balance_decided_ > 0.02 * Xr.shape[0]
+
+
+def _unbalanced_blobs():
+    """40 / 120 points: k-means finds them, the default balance box (|N_1 - N_2| <= 16) cannot."""
+    from sklearn.datasets import make_blobs
+
+    return _std(*make_blobs([40, 120], 2, cluster_std=2.5, random_state=10))
+
+
+def test_leaving_the_kmeans_start_for_less_compact_clusters_is_warned():
+    """The fit relabels > 5 % of its k-means start into clusters with a larger within-cluster
+    sum of squares: KMeansStartWarning, and init_labels_ hold the k-means labels it names."""
+    Xu, yu = _unbalanced_blobs()
+    with pytest.warns(KMeansStartWarning, match=r"init_labels_"):
+        m = EMMC(random_state=0).fit(Xu)
+    assert m.start_moved_ == np.count_nonzero(m.labels_ != m.init_labels_) > 0.05 * len(yu)
+    assert m.inertia_ratio_ > 1.0
+    km = KMeans(2, n_init=10, random_state=0).fit(Xu)
+    wss = [sum(((Xu[lab == c] - Xu[lab == c].mean(0)) ** 2).sum() for c in (0, 1))
+           for lab in (m.labels_, m.init_labels_)]
+    assert np.isclose(m.inertia_ratio_, wss[0] / wss[1])
+    assert np.isclose(wss[1], km.inertia_)  # the start is k-means' own optimum
+    assert metrics.clustering_error(yu, m.init_labels_) < metrics.clustering_error(yu, m.labels_)
+    assert metrics.clustering_error(yu, km.labels_) < metrics.clustering_error(yu, m.labels_)
+
+
+def test_keeping_the_kmeans_start_is_not_warned():
+    Xu, _ = _unbalanced_blobs()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", KMeansStartWarning)
+        m = EMMC(balance=1.0, random_state=0).fit(Xu)  # no box: only a few samples move
+        EMMC(random_state=0).fit(X)  # compact, far-apart, balanced blobs
+        r = EMMC(init="random", random_state=0).fit(Xu)  # no k-means start to compare with
+    assert m.start_moved_ <= 0.05 * Xu.shape[0]
+    assert r.start_moved_ > 0.05 * Xu.shape[0]  # many moved, but the start was not k-means
 
 
 # ============================================================================ solver limits

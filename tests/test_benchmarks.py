@@ -33,3 +33,13 @@ def test_parallel_search_benchmark_gives_equal_results_for_any_n_jobs():
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-3000:]
     assert "cv_results_ equal: True" in proc.stdout
     assert "ratio n_jobs=1 / n_jobs=2" in proc.stdout
+
+
+def test_emmc_defaults_quick_mode_runs():
+    """``bench_emmc.py --defaults --quick``: EMMC() against k-means on two held-out sets."""
+    script = ROOT / "benchmarks" / "bench_emmc.py"
+    proc = subprocess.run([sys.executable, str(script), "--defaults", "--quick"],
+                          capture_output=True, text=True, timeout=300, cwd=ROOT)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    rows = [l for l in proc.stdout.splitlines() if l.startswith("held-out")]
+    assert [r.split()[1] for r in rows] == ["iris", "digits"], proc.stdout
