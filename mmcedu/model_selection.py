@@ -789,7 +789,7 @@ def _fit_task(estimator, params, X, idx, seed, per_fit, transfer, pairwise, set_
         est.set_params(random_state=seed)
     Xs = _take(X, idx, idx, pairwise)
     out = {"error": None, "warnings": [], "labels": None, "transfer": None,
-           "scores": {}, "notes": [], "fit_time": np.nan, "score_time": 0.0}
+           "scores": {}, "notes": [], "fit_time": np.nan, "score_time": 0.0, "n_iter": None}
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         t0 = time.perf_counter()
@@ -808,6 +808,7 @@ def _fit_task(estimator, params, X, idx, seed, per_fit, transfer, pairwise, set_
         out["fit_time"] = time.perf_counter() - t0
         t0 = time.perf_counter()
         out["labels"] = labels
+        out["n_iter"] = getattr(est, "n_iter_", None)
         for name in per_fit:
             try:
                 value, note = _criterion_value(name, est, Xs, labels, pairwise, seed)

@@ -250,7 +250,24 @@ class _Search(LabelFreeSearch):
 
     def _results(self, candidates, crit, scores, counts, trivial, res, full, *args):
         self.full_labels_ = None if full is None else [t["labels"] for t in full]
+        self.full_n_iter_ = None if full is None else [t["n_iter"] for t in full]
         return super()._results(candidates, crit, scores, counts, trivial, res, full, *args)
+
+
+def _capped_scored(search, est):
+    """Grid points whose fit to all the data ran to the estimator's ``max_iter`` and that the
+    criterion scored (an eligible, finite score): the only fits whose labels or objective a
+    larger ``max_iter`` could change and the choice could see (a fit that stopped before the
+    cap is the same under any larger cap). ``None`` without ``max_iter`` or full fits."""
+    cap = est.get_params().get("max_iter")
+    if cap is None or getattr(search, "full_n_iter_", None) is None:
+        return None
+    res = search.cv_results_
+    scored = np.zeros(len(res["params"]), dtype=bool)
+    for key in (k for k in res if k.startswith("mean_score") and k != "mean_score_time"):
+        scored |= np.isfinite(np.asarray(res[key], dtype=float))
+    return int(sum(bool(s) and it is not None and it >= cap
+                   for s, it in zip(scored, search.full_n_iter_)))
 
 
 def _fit_labels(est, X):
@@ -263,12 +280,14 @@ def _run(job):
     """One run: ``job = (task, method, seed, n_samples, n_resamples)``.
 
     Returns a record: ``ari_free``, ``ari_best``, ``param_free``, ``param_best``,
-    ``k_free`` (clusters found at the label-free point; noise is not a cluster), ``time``.
+    ``k_free`` (clusters found at the label-free point; noise is not a cluster),
+    ``capped_scored`` (:func:`_capped_scored`), ``time``.
     """
     task, method, seed, n, n_resamples = job
     X, y, k = load_task(task, seed, n)
     setup, criterion = METHODS[method][:2]
     est, grid = setup(X, k, seed)
+    capped = None
     t0 = time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -284,6 +303,7 @@ def _run(job):
             try:
                 search.fit(X)
                 all_labels, chosen = search.full_labels_, search.best_index_
+                capped = _capped_scored(search, est)
             except ValueError:  # every grid point trivial: the search refuses to choose
                 all_labels, chosen = None, None
             if all_labels is None:  # fit every point to all the data for the best grid point
@@ -296,7 +316,7 @@ def _run(job):
         "ari_free": 0.0 if chosen is None else float(aris[chosen]), "ari_best": float(aris[best]),
         "param_free": None if chosen is None else params[chosen], "param_best": params[best],
         "k_free": 1 if chosen is None else n_clusters_of(all_labels[chosen]),
-        "refused": chosen is None, "time": time.perf_counter() - t0,
+        "refused": chosen is None, "capped_scored": capped, "time": time.perf_counter() - t0,
     }
 
 
