@@ -119,3 +119,20 @@ def test_unknown_methods_and_tasks_are_named():
         comparison.run_comparison(methods=["bogus"], tasks=["moons"], n_samples=20)
     with pytest.raises(ValueError, match=r"Unknown task\(s\) \['bogus'\]"):
         comparison.run_comparison(methods=["k-means"], tasks=["bogus"], n_samples=20)
+
+
+def test_capped_scored_counts_scored_fits_that_reach_max_iter():
+    """The records count the fits to all the data that ran to max_iter at a scored grid point."""
+    X, _, k = comparison.load_task("moons", 0, 60)
+    est, grid = comparison.METHODS["GMMC"][0](X, k, 0)
+    grid = {"gamma": grid["gamma"][:3]}
+    for cap, expect_all in ((1, True), (5000, False)):
+        est.set_params(max_iter=cap)
+        search = comparison._Search(est, grid, criterion=["objective"], n_resamples=1,
+                                    random_state=0, refit=False)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            search.fit(X)
+        scored = int(np.isfinite(search.cv_results_["mean_score"]).sum())
+        assert search.full_n_iter_ == [cap] * 3 if expect_all else max(search.full_n_iter_) < cap
+        assert scored > 0 and comparison._capped_scored(search, est) == (scored if expect_all else 0)
