@@ -159,38 +159,16 @@ def _default_sets(which):
     """Standardized data with known classes: ``"held-out"`` (reported, not used to choose any
     default) or ``"chosen-on"`` (the sets EMMC's defaults were chosen on by the rule written
     down before measuring in benchmarks/studies/emmc_default_rule.md)."""
-    import numpy as np
-    from sklearn.datasets import (
-        load_breast_cancer,
-        load_digits,
-        load_iris,
-        load_wine,
-        make_blobs,
-        make_classification,
-    )
-    from sklearn.preprocessing import StandardScaler
-
-    digits = load_digits()
-
-    def classes(*c):
-        keep = np.isin(digits.target, c)
-        return digits.data[keep], digits.target[keep]
+    from _default_sets import chosen_on_pairs, digit_classes, held_out, standardized
+    from sklearn.datasets import load_wine, make_blobs, make_classification
 
     if which == "held-out":
-        data = {
-            "iris": load_iris(return_X_y=True), "wine": load_wine(return_X_y=True),
-            "breast cancer": load_breast_cancer(return_X_y=True),
-            "digits 3 vs 8": classes(3, 8), "digits 1-4": classes(1, 2, 3, 4),
-        }
+        data = held_out()
+        data["digits 1-4"] = digit_classes(1, 2, 3, 4)
     else:
-        data = {f"digits {a} vs {b}": classes(a, b) for a, b in [(0, 6), (4, 9), (5, 9), (1, 7), (2, 3)]}
-        X, y = classes(0, 6)
-        i6 = np.flatnonzero(y == 6)
-        keep = np.r_[np.flatnonzero(y == 0),
-                     np.random.RandomState(100).choice(i6, len(i6) // 3, replace=False)]
-        data["digits 0 vs 6 (178/60)"] = (X[keep], y[keep])
+        data = chosen_on_pairs()
         for c in [(0, 1, 2), (5, 6, 9), (4, 7, 9)]:
-            data["digits " + ", ".join(map(str, c))] = classes(*c)
+            data["digits " + ", ".join(map(str, c))] = digit_classes(*c)
         Xw, yw = load_wine(return_X_y=True)
         data["wine 0 vs 1"] = (Xw[yw < 2], yw[yw < 2])
         data["wine 1 vs 2"] = (Xw[yw > 0], yw[yw > 0])
@@ -202,7 +180,7 @@ def _default_sets(which):
                                                             random_state=rs)
         data["classification 3 classes"] = make_classification(
             450, 10, n_informative=5, n_classes=3, class_sep=1.5, random_state=10)
-    return {k: (StandardScaler().fit_transform(X), y) for k, (X, y) in data.items()}
+    return standardized(data)
 
 
 def defaults(out=None, seeds=(0, 1, 2, 3, 4), sets=("held-out", "chosen-on"), params=None,

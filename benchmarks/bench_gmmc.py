@@ -157,35 +157,13 @@ def _default_sets(which):
     """Standardized real data: ``"held-out"`` (the four sets the package reports, not used to
     choose any default) or ``"chosen-on"`` (the sets the balance default was chosen on,
     benchmarks/studies/gmmc_default_rule.md)."""
-    from sklearn.datasets import (
-        load_breast_cancer,
-        load_digits,
-        load_iris,
-        load_wine,
-        make_blobs,
-        make_classification,
-    )
-    from sklearn.preprocessing import StandardScaler
-
-    digits = load_digits()
-
-    def pair(a, b):
-        keep = np.isin(digits.target, (a, b))
-        return digits.data[keep], digits.target[keep]
+    from _default_sets import chosen_on_pairs, held_out, standardized
+    from sklearn.datasets import load_iris, load_wine, make_blobs, make_classification
 
     if which == "held-out":
-        data = {
-            "iris": load_iris(return_X_y=True), "wine": load_wine(return_X_y=True),
-            "breast cancer": load_breast_cancer(return_X_y=True),
-            "digits 3 vs 8": pair(3, 8),
-        }
+        data = held_out()
     else:
-        data = {f"digits {a} vs {b}": pair(a, b) for a, b in [(0, 6), (4, 9), (5, 9), (1, 7), (2, 3)]}
-        X, y = pair(0, 6)
-        i6 = np.flatnonzero(y == 6)
-        keep = np.r_[np.flatnonzero(y == 0),
-                     np.random.RandomState(100).choice(i6, len(i6) // 3, replace=False)]
-        data["digits 0 vs 6 (178/60)"] = (X[keep], y[keep])
+        data = chosen_on_pairs()
         Xi, yi = load_iris(return_X_y=True)
         data["iris versicolor vs virginica"] = (Xi[yi > 0], yi[yi > 0])
         Xw, yw = load_wine(return_X_y=True)
@@ -195,7 +173,7 @@ def _default_sets(which):
                                                             random_state=rs)
         data["classification 0.3/0.7"] = make_classification(
             400, 10, n_informative=5, weights=[0.3, 0.7], class_sep=1.5, random_state=10)
-    return {k: (StandardScaler().fit_transform(X), y) for k, (X, y) in data.items()}
+    return standardized(data)
 
 
 def defaults(out=None, seeds=(0, 1, 2, 3, 4), sets=("held-out", "chosen-on"), estimator="GMMC"):
