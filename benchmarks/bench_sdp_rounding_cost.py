@@ -6,9 +6,10 @@ it (CPU seconds, ``time.process_time``), then time ``randomized_rounding`` of th
 ``rounding="auto"`` uses the measured ratio: rounding / fit.
 
     OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 python benchmarks/bench_sdp_rounding_cost.py
+    python benchmarks/bench_sdp_rounding_cost.py --quick   # small sizes, one set: a smoke test
 """
 
-import sys
+import argparse
 import time
 import warnings
 
@@ -20,17 +21,18 @@ from mmcedu.sdp_mmc import eigenvector_rounding, randomized_rounding
 
 CASES = [("cvxpy", 50), ("cvxpy", 100), ("cvxpy", 200),
          ("lowrank", 200), ("lowrank", 500), ("lowrank", 1000)]
+QUICK_CASES = [("cvxpy", 30), ("lowrank", 60), ("lowrank", 100)]
 SETS = {
     "two_gaussians d=3": lambda n: datasets.two_gaussians(n, distance=3.0, random_state=0),
     "moons noise 0.1": lambda n: datasets.moons(n, noise=0.1, random_state=0),
 }
 
 
-def main(sets=tuple(SETS)):
+def main(sets=tuple(SETS), cases=tuple(CASES)):
     print("| solver | data | n | fit (eigenvector), CPU s | randomized rounding, CPU s | "
           "eigenvector rounding, CPU s | randomized / fit |")
     print("|---|---|---|---|---|---|---|")
-    for solver, n in CASES:
+    for solver, n in cases:
         for name in sets:
             X, _ = SETS[name](n)
             X = StandardScaler().fit_transform(X)
@@ -52,4 +54,11 @@ def main(sets=tuple(SETS)):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1].split(",") if len(sys.argv) > 1 else tuple(SETS))
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="small sizes on one set")
+    parser.add_argument("--sets", default=",".join(SETS), help="comma-separated set names")
+    args = parser.parse_args()
+    if args.quick:
+        main(("two_gaussians d=3",), QUICK_CASES)
+    else:
+        main(tuple(args.sets.split(",")), CASES)
