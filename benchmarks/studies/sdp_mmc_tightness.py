@@ -77,7 +77,7 @@ def main(groups, out):
             t0 = time.perf_counter()
             with warnings.catch_warnings(record=True) as ws:
                 warnings.simplefilter("always")
-                m = SDPMMC(random_state=0).fit(X)
+                m = SDPMMC(rounding="eigenvector", random_state=0).fit(X)  # the default when measured
             sec = time.perf_counter() - t0
             km = [adjusted_rand_score(y, KMeans(2, n_init=10, random_state=s).fit(X).labels_)
                   for s in range(5)]
