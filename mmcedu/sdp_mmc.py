@@ -919,8 +919,9 @@ class SDPMMC(ClusterMixin, BaseEstimator):
         Stop when the certified relative duality gap of ``solver="lowrank"``,
         ``(upper - lower) / max(|upper|, 1)``, is at most ``tol``.
     random_state : int, RandomState instance or None, default=None
-        Seed of the randomized rounding (which the default ``rounding="auto"`` uses on small
-        data) and of the start of ``solver="lowrank"``.
+        Seed of the randomized rounding (which the default ``rounding="auto"`` uses with
+        ``solver="cvxpy"``, and with ``solver="lowrank"`` up to n = 200) and of the start of
+        ``solver="lowrank"``. With ``None`` the labels can change from run to run.
 
     Attributes
     ----------
@@ -990,12 +991,19 @@ class SDPMMC(ClusterMixin, BaseEstimator):
     falls below k-means (``benchmarks/studies/sdp_mmc_tightness.md``). There the rounding
     matters, and the default ``rounding="auto"`` rounds by random hyperplanes where that is
     cheap: on iris versicolor vs virginica the eigenvector rounding gives ARI 0.20 (k-means
-    0.43) and the randomized rounding 0.81 ± 0.04 on the same ``M_``; on twelve fresh sets the
-    randomized rounding was never worse than the eigenvector rounding by more than 0.011 ARI on
-    average and better on four (``benchmarks/results/sdp_mmc_defaults.md``). It costs
+    0.43) and the randomized rounding 0.81 ± 0.04 (over five hyperplane seeds) on the same
+    ``M_`` (the case that prompted the study); on each of twelve fresh sets its mean ARI over
+    five hyperplane seeds was at most 0.012 below the eigenvector rounding's and 0.035 to 0.125
+    above it on four (up to 0.031 below on the study's other sets;
+    ``benchmarks/results/sdp_mmc_defaults.md``). A smaller ``omega(y)`` is not a higher ARI:
+    the randomized rounding is never worse by the objective, not by agreement with classes
+    (chapter 02's unbalanced example shows a wrong labeling with a smaller ``omega``). It costs
     ``n_hyperplanes`` exact evaluations of ``omega(y)``, and its labels depend on
-    ``random_state``. The rule of ``"auto"``: randomized where it costs under about one CPU
-    second or at most 10 % of the solve, measured with 100 hyperplanes on standardized two
+    ``random_state`` (with ``random_state=None`` they can change from run to run). The rule of
+    ``"auto"``: randomized where it costs under about one CPU second or at most 10 % of the
+    solve on both measured sets, expressed as a sample-count threshold
+    (``_AUTO_RANDOMIZED_MAX_N_LOWRANK = 200``; nothing was measured between 200 and 500),
+    measured with 100 hyperplanes on standardized two
     Gaussians and moons (CPU seconds; the same file). With ``solver="cvxpy"`` it took
     0.2-0.3 s at n = 50 and 1-5 % of the solve at n = 100 and 200, so ``"auto"`` always uses
     it; with ``solver="lowrank"`` 0.7-0.9 s at n = 200 (the solve 0.4-1.8 s), 2.2-2.5 s at
@@ -1040,7 +1048,7 @@ class SDPMMC(ClusterMixin, BaseEstimator):
     --------
     >>> from mmcedu import SDPMMC, datasets, metrics
     >>> X, y = datasets.two_gaussians(40, distance=6.0, random_state=0)
-    >>> model = SDPMMC(gamma=0.1).fit(X)
+    >>> model = SDPMMC(gamma=0.1, random_state=0).fit(X)
     >>> float(metrics.clustering_error(y, model.labels_))
     0.0
     >>> bool(model.objective_ <= model.labeling_objective_ + 1e-3)
@@ -1228,8 +1236,9 @@ class SDPMMC(ClusterMixin, BaseEstimator):
             warnings.warn(
                 f"SDPMMC: the balance bound |N+ - N-| <= floor(balance n) = {l} "
                 f"(balance={self.balance:g}) decided the split: the leading eigenvector of M_ "
-                f"points to clusters of sizes {free_sizes}, and meeting the bound moved "
-                f"{self.balance_decided_} of {n} samples (sizes {sizes}). If the clusters "
+                f"points to clusters of sizes {free_sizes}, and meeting the bound moves "
+                f"{self.balance_decided_} of {n} samples from that sign (the returned clusters, "
+                f"{self.rounding_} rounding, have sizes {sizes}). If the clusters "
                 "may differ in size, raise balance (balance=0.5 allows sizes 1:3; 1.0 "
                 "removes the bound) or choose it without labels: LabelFreeSearch(SDPMMC(), "
                 "{'balance': [0.1, 0.3, 0.5]}, criterion='transfer_stability').fit(X) "

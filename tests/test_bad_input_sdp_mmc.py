@@ -72,23 +72,23 @@ def forbid_solve(monkeypatch):
 @pytest.mark.parametrize("scale", [1e154, 1e200, 1e300])
 def test_huge_finite_data_is_refused_with_a_scale_message(kernel, scale, forbid_solve):
     with pytest.raises(ValueError, match=r"overflow.*Standardize"):
-        SDPMMC(kernel=kernel).fit(X * scale)
+        SDPMMC(random_state=0, kernel=kernel).fit(X * scale)
 
 
 def test_tiny_data_is_refused_with_a_scale_message(forbid_solve):
     with pytest.raises(ValueError, match=r"underflow.*Standardize"):
-        SDPMMC().fit(X * 1e-150)
+        SDPMMC(random_state=0).fit(X * 1e-150)
 
 
 @pytest.mark.parametrize("scale", [1e-8, 1e3, 1e8])
 def test_default_gamma_follows_the_data_scale(scale):
-    m = SDPMMC().fit(X * scale)
+    m = SDPMMC(random_state=0).fit(X * scale)
     assert metrics.clustering_error(Y, m.labels_) == 0.0
     assert np.isfinite(m.gamma_) and m.gamma_ > 0
 
 
 def test_a_kernel_equal_to_the_identity_is_warned():
-    _, ws = fit_recording(SDPMMC(gamma=1e12), X)
+    _, ws = fit_recording(SDPMMC(random_state=0, gamma=1e12), X)
     assert said(ws, r"identity.*gamma", DegenerateDataWarning)
 
 
@@ -97,7 +97,7 @@ def test_a_kernel_that_is_not_finite_is_named(monkeypatch, forbid_solve):
 
     monkeypatch.setattr(mod, "kernel_matrix", lambda *a, **k: np.full((20, 20), np.inf))
     with pytest.raises(ValueError, match=r"rbf kernel matrix is not finite.*standardize"):
-        SDPMMC(gamma=0.5).fit(X)
+        SDPMMC(random_state=0, gamma=0.5).fit(X)
 
 
 # ------------------------------------------------------------------------------------------
@@ -105,7 +105,7 @@ def test_a_kernel_that_is_not_finite_is_named(monkeypatch, forbid_solve):
 # ------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("kernel", ["rbf", "linear"])
 def test_identical_points_give_one_cluster_with_a_warning(kernel, forbid_solve):
-    m, ws = fit_recording(SDPMMC(kernel=kernel), np.ones((20, 2)))
+    m, ws = fit_recording(SDPMMC(random_state=0, kernel=kernel), np.ones((20, 2)))
     assert said(ws, r"identical.*cluster 0", DegenerateDataWarning)
     assert m.n_clusters_ == 1 and set(m.labels_) == {0} and m.n_iter_ == 0
     # every labeling has the same objective 2 n C when the centred kernel is zero
@@ -113,18 +113,18 @@ def test_identical_points_give_one_cluster_with_a_warning(kernel, forbid_solve):
 
 
 def test_a_constant_precomputed_kernel_gives_one_cluster(forbid_solve):
-    m, ws = fit_recording(SDPMMC(kernel="precomputed"), np.ones((20, 20)))
+    m, ws = fit_recording(SDPMMC(random_state=0, kernel="precomputed"), np.ones((20, 20)))
     assert said(ws, r"identical", DegenerateDataWarning) and m.n_clusters_ == 1
 
 
 def test_an_indefinite_precomputed_kernel_is_refused():
     with pytest.raises(ValueError, match="semidefinite"):
-        SDPMMC(kernel="precomputed").fit(np.eye(20) - 0.3 * np.ones((20, 20)))
+        SDPMMC(random_state=0, kernel="precomputed").fit(np.eye(20) - 0.3 * np.ones((20, 20)))
 
 
 def test_too_few_samples_for_the_balance_is_refused():
     with pytest.raises(ValueError, match="balance"):
-        SDPMMC(balance=0.0).fit(np.r_[X, [[0, 0]]])
+        SDPMMC(random_state=0, balance=0.0).fit(np.r_[X, [[0, 0]]])
 
 
 # ------------------------------------------------------------------------------------------
@@ -143,7 +143,7 @@ def test_misspelt_solver_options_are_named_before_solving(cvxpy_solver, options,
                                                           forbid_solve):
     key = next(iter(options))
     with pytest.raises(ValueError, match=rf"solver_options key '{key}'.*accepts:.*{hint}"):
-        SDPMMC(cvxpy_solver=cvxpy_solver, solver_options=options).fit(X)
+        SDPMMC(random_state=0, cvxpy_solver=cvxpy_solver, solver_options=options).fit(X)
 
 
 def test_cvxpy_keywords_are_valid_options():
@@ -160,13 +160,13 @@ def test_a_back_end_typeerror_becomes_a_valueerror(monkeypatch):
 
     monkeypatch.setattr(cp.Problem, "solve", refuse)
     with pytest.raises(ValueError, match=r"solver_options .* refused by the cvxpy back end ECOS"):
-        SDPMMC(cvxpy_solver="ECOS", solver_options={"foo": 1}).fit(X)
+        SDPMMC(random_state=0, cvxpy_solver="ECOS", solver_options={"foo": 1}).fit(X)
 
 
 @pytest.mark.parametrize("name", ["FOO", "OSQP"])
 def test_an_unusable_cvxpy_solver_is_named(name):
     with pytest.raises((ValueError, SolverError), match=name):
-        SDPMMC(cvxpy_solver=name).fit(X)
+        SDPMMC(random_state=0, cvxpy_solver=name).fit(X)
 
 
 def test_solve_sdp_mmc_non_square_kernel_blames_the_shape():
@@ -181,7 +181,7 @@ def test_solve_sdp_mmc_non_square_kernel_blames_the_shape():
 def sdp_value():
     """The SDP value on two_gaussians(40), solved accurately."""
     Xg, _ = two_gaussians(40, random_state=0)
-    m = SDPMMC(solver_options={"eps": 1e-7, "max_iters": 100000}).fit(Xg)
+    m = SDPMMC(random_state=0, solver_options={"eps": 1e-7, "max_iters": 100000}).fit(Xg)
     return Xg, m.objective_
 
 
@@ -194,7 +194,7 @@ def test_a_back_end_stopped_early_warns_and_reports_a_certified_bound(cvxpy_solv
     """SCS stopped after 5 iterations used to return objective_ = -57 (not a bound) with
     only cvxpy's warning, while Clarabel at its limit raised."""
     Xg, value = sdp_value
-    m, ws = fit_recording(SDPMMC(cvxpy_solver=cvxpy_solver, solver_options=options), Xg)
+    m, ws = fit_recording(SDPMMC(random_state=0, cvxpy_solver=cvxpy_solver, solver_options=options), Xg)
     assert said(ws, rf"{cvxpy_solver} stopped early.*not a lower bound.*certified lower bound",
                 SolverWarning)
     assert m.solver_stats_["status"] in ("optimal_inaccurate", "user_limit")
@@ -205,7 +205,7 @@ def test_a_back_end_stopped_early_warns_and_reports_a_certified_bound(cvxpy_solv
 
 def test_an_accurate_solve_does_not_warn(sdp_value):
     Xg, value = sdp_value
-    m, ws = fit_recording(SDPMMC(solver_options={"eps": 1e-7, "max_iters": 100000}), Xg)
+    m, ws = fit_recording(SDPMMC(random_state=0, solver_options={"eps": 1e-7, "max_iters": 100000}), Xg)
     assert not said(ws, r".", SolverWarning)
     assert m.solver_stats_["status"] == "optimal" and m.objective_ == pytest.approx(value)
 
@@ -230,7 +230,7 @@ def test_keyboardinterrupt_from_the_solver_propagates(monkeypatch):
 
     monkeypatch.setattr(cp.Problem, "solve", interrupted)
     with pytest.raises(KeyboardInterrupt):
-        SDPMMC().fit(X)
+        SDPMMC(random_state=0).fit(X)
 
 
 def test_the_interrupted_status_of_scs_is_recognised():
@@ -251,7 +251,7 @@ def test_ctrl_c_during_an_scs_solve_is_a_keyboardinterrupt():
         signal.signal(signal.SIGINT, signal.default_int_handler)
         threading.Timer(1.5, os.kill, (os.getpid(), signal.SIGINT)).start()
         try:
-            SDPMMC(solver_options={"eps": 1e-9, "max_iters": 10**6}).fit(X)
+            SDPMMC(random_state=0, solver_options={"eps": 1e-9, "max_iters": 10**6}).fit(X)
             print("FINISHED")
         except KeyboardInterrupt:
             print("KEYBOARDINTERRUPT")
@@ -277,16 +277,16 @@ def test_the_memory_formulas():
 def test_the_memory_guard_refuses_before_allocating(solver, alternative, forbid_solve):
     Xbig = np.random.RandomState(0).randn(40000, 2)  # the kernel alone would be 12.8 GB
     with pytest.raises(MemoryBudgetError, match=rf"n = 40,000.*memory budget.*{alternative}"):
-        SDPMMC(gamma=0.5, solver=solver).fit(Xbig)
+        SDPMMC(random_state=0, gamma=0.5, solver=solver).fit(Xbig)
 
 
 def test_the_memory_guard_follows_the_budget(forbid_solve):
     with mmcedu.config_context(memory_budget=sdp_memory_bytes(20) - 1):
         with pytest.raises(MemoryBudgetError, match="lowrank"):
-            SDPMMC().fit(X)
+            SDPMMC(random_state=0).fit(X)
     with mmcedu.config_context(memory_budget=sdp_memory_bytes(20)):
         with pytest.raises(_Reached):
-            SDPMMC().fit(X)
+            SDPMMC(random_state=0).fit(X)
 
 
 def test_a_long_cvxpy_solve_is_announced_before_solving(forbid_solve):
@@ -294,7 +294,7 @@ def test_a_long_cvxpy_solve_is_announced_before_solving(forbid_solve):
     with warnings.catch_warnings(record=True) as ws:
         warnings.simplefilter("always")
         with pytest.raises(_Reached):
-            SDPMMC(gamma=0.5).fit(Xn)
+            SDPMMC(random_state=0, gamma=0.5).fit(Xn)
     assert said(ws, r"180,300 unknowns.*minutes to hours.*solver='lowrank'", UserWarning)
 
 
@@ -307,8 +307,8 @@ def test_lowrank_brackets_the_cvxpy_value_and_finds_the_same_clusters(seed):
     solver='lowrank' contains the SDP value of an accurate cvxpy solve, within tol, and the
     two labelings agree."""
     Xg, yg = two_gaussians(40, random_state=seed)
-    dense = SDPMMC(solver_options={"eps": 1e-7, "max_iters": 100000}).fit(Xg)
-    low, ws = fit_recording(SDPMMC(solver="lowrank", tol=1e-3), Xg)
+    dense = SDPMMC(rounding="eigenvector", solver_options={"eps": 1e-7, "max_iters": 100000}).fit(Xg)
+    low, ws = fit_recording(SDPMMC(rounding="eigenvector", solver="lowrank", tol=1e-3), Xg)
     assert not said(ws, r".", SolverWarning)
     value = dense.objective_
     assert low.objective_ <= value + 1e-5 * value
@@ -323,14 +323,14 @@ def test_lowrank_brackets_the_cvxpy_value_and_finds_the_same_clusters(seed):
 
 def test_lowrank_at_max_iter_warns_with_the_gap():
     Xg, _ = two_gaussians(40, random_state=0)
-    m, ws = fit_recording(SDPMMC(solver="lowrank", max_iter=1, tol=1e-9), Xg)
+    m, ws = fit_recording(SDPMMC(random_state=0, solver="lowrank", max_iter=1, tol=1e-9), Xg)
     assert said(ws, r"stopped after 1 iterations.*certified relative gap", SolverWarning)
     assert 0 <= m.objective_ <= m.labeling_objective_ and m.duality_gap_ > 0
 
 
 def test_lowrank_needs_a_finite_c():
     with pytest.raises(ValueError, match="finite C"):
-        SDPMMC(solver="lowrank", C=None).fit(X)
+        SDPMMC(random_state=0, solver="lowrank", C=None).fit(X)
 
 
 def test_lowrank_reports_the_balance_bound():

@@ -141,7 +141,7 @@ def test_sdp_at_a_rank_one_M_is_exactly_omega(C):
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_well_separated_labels_equal_brute_force_and_bound_is_tight(seed):
-    model = SDPMMC(gamma=0.1, balance=0.2, **ACCURATE).fit(
+    model = SDPMMC(random_state=0, gamma=0.1, balance=0.2, **ACCURATE).fit(
         datasets.two_gaussians(10, distance=10.0, random_state=seed)[0]
     )
     K = model.kernel_matrix_
@@ -171,7 +171,7 @@ def test_kkt_residuals_vanish_at_the_solution(C):
 
 def test_balance_constraint_holds_on_unbalanced_data():
     X, _ = datasets.two_gaussians(30, distance=6.0, weights=(0.8, 0.2), random_state=0)
-    model = SDPMMC(gamma=0.5, balance=0.1).fit(X)
+    model = SDPMMC(random_state=0, gamma=0.5, balance=0.1).fit(X)
     l = max_imbalance(30, 0.1)
     y = np.where(model.labels_ == 0, 1, -1)
     assert abs(y.sum()) <= l
@@ -210,7 +210,7 @@ def test_randomized_estimator_objective_not_above_eigenvector():
 # ---------------------------------------------------------------- estimator behaviour
 def test_fit_on_two_gaussians_and_centred_kernel():
     X, y = datasets.two_gaussians(30, distance=6.0, random_state=1)
-    model = SDPMMC(gamma=0.1).fit(X)
+    model = SDPMMC(random_state=0, gamma=0.1).fit(X)
     assert clustering_error(y, model.labels_) == 0.0
     np.testing.assert_allclose(model.kernel_matrix_.sum(axis=0), 0.0, atol=1e-10)
     assert model.labels_[0] == 0 and set(model.labels_) == {0, 1}
@@ -219,7 +219,7 @@ def test_fit_on_two_gaussians_and_centred_kernel():
 
 def test_hard_margin_estimator_bounds_its_labeling():
     X, _ = datasets.two_gaussians(10, distance=4.0, random_state=4)
-    model = SDPMMC(C=None, gamma=0.1, balance=0.2, **ACCURATE).fit(X)
+    model = SDPMMC(random_state=0, C=None, gamma=0.1, balance=0.2, **ACCURATE).fit(X)
     y = np.where(model.labels_ == 0, 1, -1)
     assert model.labeling_objective_ == pytest.approx(
         svm_dual_objective(model.kernel_matrix_, y, None), rel=1e-9
@@ -231,10 +231,10 @@ def test_hard_margin_estimator_bounds_its_labeling():
 def test_precomputed_and_linear_kernels():
     X, y = datasets.two_gaussians(16, distance=8.0, random_state=2)
     K = rbf_kernel(X, gamma=0.1)
-    a = SDPMMC(kernel="precomputed", **ACCURATE).fit(K)
-    b = SDPMMC(gamma=0.1, **ACCURATE).fit(X)
+    a = SDPMMC(random_state=0, kernel="precomputed", **ACCURATE).fit(K)
+    b = SDPMMC(random_state=0, gamma=0.1, **ACCURATE).fit(X)
     assert np.array_equal(a.labels_, b.labels_)
-    c = SDPMMC(kernel="linear", **ACCURATE).fit(X)
+    c = SDPMMC(random_state=0, kernel="linear", **ACCURATE).fit(X)
     assert clustering_error(y, c.labels_) == 0.0
 
 
@@ -242,29 +242,29 @@ def test_precomputed_and_linear_kernels():
 def test_bad_input_errors():
     X = np.random.default_rng(0).standard_normal((6, 2))
     with pytest.raises(ValueError, match="n_samples=1"):
-        SDPMMC().fit(X[:1])
+        SDPMMC(random_state=0).fit(X[:1])
     Xn = X.copy()
     Xn[0, 0] = np.nan
     with pytest.raises(ValueError, match="NaN"):
-        SDPMMC().fit(Xn)
+        SDPMMC(random_state=0).fit(Xn)
     Xi = X.copy()
     Xi[1, 1] = np.inf
     with pytest.raises(ValueError, match="infinity"):
-        SDPMMC().fit(Xi)
+        SDPMMC(random_state=0).fit(Xi)
     with pytest.raises(ValueError, match="n_clusters"):
-        SDPMMC().set_params(n_clusters=3)
+        SDPMMC(random_state=0).set_params(n_clusters=3)
     with pytest.raises(ValueError, match="balance"):
-        SDPMMC(balance=1.5).fit(X)
+        SDPMMC(random_state=0, balance=1.5).fit(X)
     with pytest.raises(ValueError, match="odd number of samples"):
-        SDPMMC(balance=0.0).fit(X[:5])
+        SDPMMC(random_state=0, balance=0.0).fit(X[:5])
 
 
 def test_non_psd_precomputed_kernel_says_how_far():
     K = np.array([[1.0, 2.0, 0.0], [2.0, 1.0, 0.0], [0.0, 0.0, 1.0]])  # eigenvalues -1, 1, 3
     with pytest.raises(ValueError, match=r"smallest eigenvalue is -1"):
-        SDPMMC(kernel="precomputed").fit(K)
+        SDPMMC(random_state=0, kernel="precomputed").fit(K)
     with pytest.raises(ValueError, match="symmetric"):
-        SDPMMC(kernel="precomputed").fit(np.triu(K + 1))
+        SDPMMC(random_state=0, kernel="precomputed").fit(np.triu(K + 1))
 
 
 def test_solver_failure_and_inaccuracy_are_reported():
@@ -276,7 +276,7 @@ def test_solver_failure_and_inaccuracy_are_reported():
         warnings.simplefilter("ignore", UserWarning)  # cvxpy's own generic warning
         warnings.simplefilter("always", SolverWarning)
         with pytest.warns(SolverWarning, match="SCS"):
-            SDPMMC(solver_options={"max_iters": 5}).fit(X)
+            SDPMMC(random_state=0, solver_options={"max_iters": 5}).fit(X)
 
 
 # ---------------------------------------------------------------- measurement and experiments
@@ -311,13 +311,13 @@ def test_balance_warning_when_the_bound_decides_the_split():
     # 32/8 points: the default bound |N+ - N-| <= 4 cannot hold the true split
     X, y = datasets.two_gaussians(40, distance=6.0, weights=(0.8, 0.2), random_state=0)
     with pytest.warns(BalanceWarning, match=r"balance bound.*decided the split.*raise balance"):
-        model = SDPMMC(gamma=0.1).fit(X)
+        model = SDPMMC(random_state=0, gamma=0.1).fit(X)
     assert model.balance_decided_ >= 0.05 * 40
     assert model.balance_decided_ == balance_moves(model.M_, max_imbalance(40, 0.1))[0]
     # with the bound lifted nothing is moved, and the split is less balanced than the bound
     with warnings.catch_warnings():
         warnings.simplefilter("error", BalanceWarning)
-        free = SDPMMC(gamma=0.1, balance=1.0).fit(X)
+        free = SDPMMC(random_state=0, gamma=0.1, balance=1.0).fit(X)
     assert free.balance_decided_ == 0
     sizes = np.bincount(free.labels_, minlength=2)
     assert abs(int(sizes[0] - sizes[1])) > max_imbalance(40, 0.1)
@@ -329,7 +329,7 @@ def test_no_balance_warning_on_balanced_data():
     X, y = datasets.two_gaussians(40, distance=6.0, random_state=0)
     with warnings.catch_warnings():
         warnings.simplefilter("error", BalanceWarning)
-        model = SDPMMC(gamma=0.1).fit(X)
+        model = SDPMMC(random_state=0, gamma=0.1).fit(X)
     assert model.balance_decided_ == 0
     assert clustering_error(y, model.labels_) == 0.0
 
@@ -358,6 +358,7 @@ def test_default_rounding_is_randomized_with_cvxpy_and_beats_the_eigenvector_on_
     # never worse by the objective than the eigenvector labels of the same M_
     y_eig = eigenvector_rounding(model.M_, max_imbalance(len(y), 0.1))
     assert model.labeling_objective_ <= svm_dual_objective(model.kernel_matrix_, y_eig, 1.0) + 1e-9
+    assert adjusted_rand_score(y, (y_eig < 0).astype(int)) <= 0.3, "the eigenvector labels of M_ miss"
 
 
 def test_balance_warning_on_iris_with_the_default_rounding():
