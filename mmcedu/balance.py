@@ -43,6 +43,7 @@ __all__ = [
 #: and UMCRLS emit a :class:`~mmcedu.exceptions.BalanceWarning` (EMMC uses its own 2 %).
 BALANCE_WARN_FRACTION = 0.05
 
+
 def _check_int(value, name, minimum=0):
     if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < minimum:
         raise ValueError(f"{name} must be an integer >= {minimum}; got {value!r}.")

@@ -551,6 +551,13 @@ def _sdp_lower_bound(K, alpha, l, V=None, lam=None):
     return lower, {"tau": tau, "s": s, "lam": lam}
 
 
+def _kernel_times_gram(K, V):
+    """``K o (V V^T)``, the Q of the inner box QP, built in place (one n x n array)."""
+    Q = V @ V.T
+    Q *= K
+    return Q
+
+
 class _BMObjective:
     """``omega(V V^T)`` + augmented Lagrangian of the balance rows, as a function of ``U``."""
 
@@ -569,8 +576,7 @@ class _BMObjective:
         U = x.reshape(n, p)
         nu = np.maximum(np.linalg.norm(U, axis=1), 1e-300)
         V = U / nu[:, None]
-        Q = V @ V.T
-        Q *= self.K
+        Q = _kernel_times_gram(self.K, V)
         if self.smooth:
             Q[np.diag_indices(n)] += self.smooth
         a, qinfo = _box_qp_warm(Q, self.C, self.alpha)
@@ -720,15 +726,14 @@ def solve_sdp_mmc_lowrank(
         if np.max(np.abs(m)) > l * (1 + 1e-3):
             obj.rho = min(obj.rho * 4.0, 1e6)
         mix = _feasible_mix(V, l)
-        Q = V @ V.T
-        Q *= K
+        Q = _kernel_times_gram(K, V)
         if mix > 0:
             Q *= 1.0 - mix
             Q[np.diag_indices(n)] += mix * np.diag(K)
         a, _ = _box_qp_warm(Q, C, obj.alpha)
         _, upper = _omega_bounds(Q, a, C)
         del Q  # the certificate below builds its own n x n matrix
-        alpha = a if mix == 0 else _box_qp_warm(K * (V @ V.T), C, a)[0]
+        alpha = a if mix == 0 else _box_qp_warm(_kernel_times_gram(K, V), C, a)[0]
         lower, linfo = _sdp_lower_bound(K, alpha, l, V=V, lam=obj.lam_up - obj.lam_lo)
         gap = upper - lower
         entry = {"n_iter": n_iter, "smooth": obj.smooth, "upper": upper, "lower": lower,
@@ -759,8 +764,6 @@ def _canonical(y):
     """Fix the sign symmetry y ~ -y: the first sample gets +1."""
     y = np.asarray(y, dtype=int)
     return y if y[0] > 0 else -y
-
-
 
 
 def balance_moves(M, l):
