@@ -27,8 +27,9 @@ from mmcedu import GMMC  # noqa: E402
 from mmcedu.experiments import comparison as c  # noqa: E402
 from mmcedu.model_selection import gmmc_contrast  # noqa: E402
 
-QUICK = ["moons", "two circles", "breast cancer", "digits 1 vs 7"]
-FULL_ONLY = ["jointed circles", "two Gaussians", "digits 3 vs 8"]
+# GMMC's tasks: the two-class tasks of the quick protocol, and those the full one adds
+QUICK = [t for t in c.TASKS_QUICK if c.n_clusters_of_task(t) == 2]
+FULL_ONLY = [t for t in c.TASKS if t not in c.TASKS_QUICK and c.n_clusters_of_task(t) == 2]
 
 
 def choices(cap, tasks):
