@@ -1,6 +1,6 @@
 """pytest configuration shared by tests/ and the nbval run over book/chapters/.
 
-Experiment results are cached on disk (mmcedu.experiments.cache). A test run starts from an
+Experiment results are cached on disk (mmcedu_lab.cache). A test run starts from an
 empty cache folder of its own, so that every chapter really computes its tables; the chapters
 that run later in the same session (the reproduction summary, the book build) then read what
 they computed. The notebook kernels inherit the variable. A MMCEDU_CACHE_DIR set (and not

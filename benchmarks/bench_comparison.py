@@ -7,7 +7,7 @@ Usage::
     python benchmarks/bench_comparison.py --jobs 2     # runs in parallel (same records)
     python benchmarks/bench_comparison.py --quick      # smoke run: 3 tasks, 3 methods, 2 seeds
 
-Runs :func:`mmcedu.experiments.comparison.run_comparison` (no cache) and prints the four
+Runs :func:`mmcedu_lab.comparison.run_comparison` (no cache) and prints the four
 targets as chapter 09 measures them on the same records: (a) the mean gap of every mmcedu
 method's label-free choice to its own best grid point (<= 0.10); (b) on every real data set the
 best label-free mmcedu method against k-means (to 0.01); (c) some label-free mmcedu method at
@@ -24,7 +24,7 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 import numpy as np  # noqa: E402
 
-from mmcedu.experiments import comparison as C  # noqa: E402
+from mmcedu_lab import comparison as C  # noqa: E402
 
 
 def targets(records):

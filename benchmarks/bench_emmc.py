@@ -134,7 +134,7 @@ HEADER = ("      n   fit cpu  fit wall  kmeans    setup  alts  cpu/alt  flips  s
 def _forms(quick):
     import math
 
-    from mmcedu.experiments.emmc import timing_study
+    from mmcedu_lab.emmc import timing_study
 
     if quick:
         res = timing_study(ns=(200, 400), Ls=(50, 200), n_fixed=300, form_cases=((800, 100), (100, 800)),

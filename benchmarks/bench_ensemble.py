@@ -188,7 +188,7 @@ def scale(sizes, dense_sizes, n_shared, csv_path=None, m=M, k=K, n_random=N_RAND
 
 def coassoc(quick):
     """The low-rank fits against co-association (O(N^2) memory) and majority vote."""
-    from mmcedu.experiments.robust_ensemble import scaling
+    from mmcedu_lab.robust_ensemble import scaling
 
     sizes = [500, 1000, 2000] if quick else [1000, 2000, 5000, 10000, 20000]
     rows = scaling(sizes, memory="tracemalloc")

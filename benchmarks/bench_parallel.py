@@ -13,7 +13,7 @@ label-free issue's target is a ratio of at least 1.6 on two cores; ``cv_results_
 identical for both ``n_jobs``.
 
 The table is computed with ``n_jobs=1`` and with ``n_jobs=2``
-(:func:`mmcedu.experiments.parallel.map_tasks`), bypassing the cache, and the script prints
+(:func:`mmcedu_lab.parallel.map_tasks`), bypassing the cache, and the script prints
 the wall time of each, the ratio (target >= 1.7 on two cores) and whether the two tables are
 equal (they must be, but for measured-time columns). EMMC's Table 1 (Zhang, Xia & Liu) is the
 default: its full protocol is 225 independent fits of similar size (5 seeds x 45 digit pairs,
@@ -32,14 +32,14 @@ import time
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
-from mmcedu.experiments import all_tables  # noqa: E402
-from mmcedu.experiments.parallel import map_tasks  # noqa: E402
 from mmcedu.report import Table  # noqa: E402
+from mmcedu_lab import all_tables  # noqa: E402
+from mmcedu_lab.parallel import map_tasks  # noqa: E402
 
 
 def _warm(_):
     import mmcedu.emmc  # noqa: F401  (imports in the worker, outside the timing)
-    import mmcedu.experiments.emmc  # noqa: F401
+    import mmcedu_lab.emmc  # noqa: F401
 
     return os.getpid()
 
@@ -56,10 +56,10 @@ def _search(n_jobs, n_samples):
 
     from mmcedu import UMCRLS, LabelFreeSearch
     from mmcedu.datasets import moons
-    from mmcedu.model_selection import relative_gamma_grid
+    from mmcedu.model_selection import gamma_grid
 
     X, _ = moons(n_samples, random_state=0)
-    grid = {"gamma": relative_gamma_grid(X, tuple(np.linspace(-2, 5, 12)))}
+    grid = {"gamma": gamma_grid(X, octaves=tuple(np.linspace(-2, 5, 12)))}
     search = LabelFreeSearch(UMCRLS(2, alpha=2.0**-3, random_state=0), grid, criterion="stability",
                              n_resamples=10, n_jobs=n_jobs, random_state=0)
     search.fit(X)

@@ -2,7 +2,7 @@
 
 The public API, in layers (each layer uses only the layers below it)::
 
-    book/chapters  ->  mmcedu.experiments  ->  estimators  ->  core
+    book/chapters  ->  mmcedu_lab  ->  estimators  ->  core
 
 Estimators (scikit-learn clusterers: ``fit``, ``fit_predict``, ``labels_``, ``n_clusters_``,
 ``n_iter_``), importable from ``mmcedu`` and defined with their mathematics in:
@@ -26,7 +26,7 @@ scikit-learn clusterer; no estimator imports it):
 
 - :class:`LabelFreeSearch` in :mod:`mmcedu.model_selection`: a grid search scored by
   stability, silhouettes, the methods' own normalized objectives, the eigengap or the
-  cluster-count plateau, parallel through joblib. ``relative_gamma_grid(X)`` gives widths
+  cluster-count plateau, parallel through joblib. ``gamma_grid(X)`` gives widths
   around the default ``median_gamma(X)``.
 
 Core helpers (no estimator inside):
@@ -43,17 +43,9 @@ Core helpers (no estimator inside):
 - :func:`get_config`, :func:`set_config`, :func:`config_context`: package settings (the
   memory budget that dense paths check before allocating).
 
-Experiments (the papers' tables and the book's studies):
-
-- :mod:`mmcedu.experiments.registry`: every data set (one loader, ``load``) and every number
-  quoted from the papers (``PAPER``), with the stand-ins used for unavailable data.
-- :mod:`mmcedu.experiments.measure`: timing and peak-memory measurement, scaling studies.
-- one module per method (:mod:`mmcedu.experiments.sdp_mmc`, ``gmmc``, ``umc_rls``, ``emmc``,
-  ``support_vector_clustering``, ``robust_ensemble``), :mod:`mmcedu.experiments.comparison`
-  (all methods, one protocol) and :mod:`mmcedu.experiments.summary` (paper vs ours).
-  Each table function is named as its table (``gmmc_table1``...); each module's
-  ``scaling(sizes, ...)`` has the same signature.
-- ``python -m mmcedu.reproduce --list`` (:mod:`mmcedu.reproduce`) runs any table.
+The book's laboratory (the papers' tables, the comparison protocol, the ledger, the experiment
+cache) is not part of this package: it lives beside the book in the repository, as the
+``mmcedu_lab`` package in ``lab/``, and uses this package; this package never uses it.
 
 The shared parameters (``n_clusters``, ``kernel``, ``gamma``, ``C``, ``balance``, ``solver``,
 ``cvxpy_solver``, ``solver_options``, ``n_components``, ``max_iter``, ``tol``,

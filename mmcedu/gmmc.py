@@ -1631,7 +1631,7 @@ class GMMC(ClusterMixin, BaseEstimator):
                 f"embedding z_ has sizes {sorted(sweep_sizes.tolist())} and moves {moved} of "
                 f"{n} samples. If the clusters may differ in size, compare with k-means, or "
                 "choose the width without labels: LabelFreeSearch(GMMC(), {'gamma': "
-                "relative_gamma_grid(X)}, criterion='objective').fit(X) "
+                "gamma_grid(X)}, criterion='objective').fit(X) "
                 "(mmcedu.model_selection).",
                 BalanceWarning, stacklevel=5,
             )

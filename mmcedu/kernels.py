@@ -383,9 +383,27 @@ def width_grid(X, fractions, *, reference="max"):
     raise ValueError(f"reference must be 'max' or 'range', got {reference!r}.")
 
 
-def gamma_grid(X, fractions, *, reference="max", convention="two_sigma_squared"):
-    """:func:`width_grid` converted to scikit-learn ``gamma`` values."""
-    return gamma_from_sigma(width_grid(X, fractions, reference=reference), convention=convention)
+def gamma_grid(X, *, octaves=None, fractions=None, reference="max", convention="two_sigma_squared"):
+    """RBF widths ``gamma`` for a grid search: the package's one width-grid builder.
+
+    By octaves (the default, ``octaves=range(-3, 6)``): ``gamma_j = median_gamma(X) * 2**j``,
+    so ``j = 0`` is the width of ``gamma=None`` in every estimator. By fractions (the papers'
+    rule): :func:`width_grid` ``sigma = f * (largest distance, or the distance range)``
+    converted to ``gamma`` with ``convention``. Give one of ``octaves`` and ``fractions``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[0.0], [1.0], [2.0]])
+    >>> gamma_grid(X, octaves=[0, 1])
+    [0.5, 1.0]
+    """
+    if fractions is not None:
+        if octaves is not None:
+            raise ValueError("Give octaves or fractions, not both.")
+        return gamma_from_sigma(width_grid(X, fractions, reference=reference), convention=convention)
+    g0 = median_gamma(X)
+    return [float(g0 * 2.0**j) for j in (range(-3, 6) if octaves is None else octaves)]
 
 
 def degree(K):

@@ -120,7 +120,7 @@ from sklearn.utils import check_array, check_random_state
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
-from .kernels import median_gamma
+from .kernels import gamma_grid, median_gamma  # noqa: F401 - gamma_grid: the grids of searches
 
 __all__ = [
     "LabelFreeSearch",
@@ -141,7 +141,7 @@ __all__ = [
     "elm_contrast",
     "laplacian_eigengap",
     "plateau_scores",
-    "relative_gamma_grid",
+    "gamma_grid",
     "estimator_kernel",
 ]
 
@@ -186,17 +186,6 @@ def _positive_number(value):
         and np.isfinite(value)
         and value > 0
     ) or (isinstance(value, np.ndarray) and value.ndim == 0 and np.isfinite(value) and value > 0)
-
-
-def relative_gamma_grid(X, exponents=range(-3, 6)):
-    """RBF widths ``median_gamma(X) * 2**j`` for ``j`` in ``exponents``.
-
-    ``median_gamma`` (:func:`mmcedu.kernels.median_gamma`) is the median heuristic, the
-    meaning of ``gamma=None`` in every estimator, so ``j = 0`` is the default width.
-    """
-    X = check_array(X)
-    g0 = median_gamma(X)
-    return [float(g0 * 2.0**j) for j in exponents]
 
 
 # ----------------------------------------------------------------------------------------
@@ -469,7 +458,7 @@ def gmmc_contrast(K, objective, *, laplacian="normalized", variant="repaired", m
         this. 0 turns the guard off (only a degenerate ``L`` gives NaN). The default was
         chosen among {1, 0.5, 0.25, 0.1, 0} by a pre-registered study on ten held-out
         two-class tasks and seeds 100-104, none of them a task of
-        :mod:`mmcedu.experiments.comparison` (``benchmarks/studies/gmmc_guard_heldout.py``,
+        :mod:`mmcedu_lab.comparison` (``benchmarks/studies/gmmc_guard_heldout.py``,
         ``benchmarks/results/gmmc_guard_heldout.md``), by the mean gap to the best grid
         point of the comparison's GMMC grid. In the deciding run (after GMMC's default
         balance weight changed) the gaps were 0.0849 (guard 1, the earlier value), 0.0639

@@ -224,9 +224,20 @@ def test_layers_point_downwards_only():
             assert imports <= CORE | {name}, (str(rel), imports - CORE)
         elif name in META_MODULES:  # searches over estimators: never imported by them
             assert imports <= CORE | ESTIMATOR_MODULES, (str(rel), imports - CORE - ESTIMATOR_MODULES)
-    # every module is in a layer: core, estimators, meta-estimators, experiments or the command line
+    # every module is in a layer: core, estimators or meta-estimators
     names = {p.relative_to(ROOT / "mmcedu").parts[0].removesuffix(".py") for p in _package_modules()}
-    assert names == CORE | ESTIMATOR_MODULES | META_MODULES | {"__init__", "experiments", "reproduce"}
+    assert names == CORE | ESTIMATOR_MODULES | META_MODULES | {"__init__"}
+
+
+def test_the_package_never_imports_the_laboratory():
+    # the book's laboratory (lab/mmcedu_lab) uses the package; the package never uses it, so
+    # that `pip install mmcedu` installs a library that works alone
+    for path in _package_modules():
+        tree = ast.parse(path.read_text())
+        for node in ast.walk(tree):
+            names = ([a.name for a in node.names] if isinstance(node, ast.Import)
+                     else [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
+            assert not any(n.split(".")[0] == "mmcedu_lab" for n in names), path.name
 
 
 def test_every_module_states_its_public_names():
@@ -281,7 +292,7 @@ def _third_party_imports(paths):
                 names = [node.module]
             for n in names:
                 top = n.split(".")[0]
-                if top not in sys.stdlib_module_names and top != "mmcedu":
+                if top not in sys.stdlib_module_names and top not in ("mmcedu", "mmcedu_lab"):
                     out.add(IMPORT_TO_DISTRIBUTION.get(top, top))
     return out
 
@@ -305,7 +316,7 @@ def test_declared_dependencies_match_the_imports():
 
 # ----------------------------------------------------------------------------- habits
 def test_ruff_is_clean():
-    proc = subprocess.run([sys.executable, "-m", "ruff", "check", "mmcedu", "tests", "benchmarks"],
+    proc = subprocess.run([sys.executable, "-m", "ruff", "check", "mmcedu", "lab", "tests", "benchmarks"],
                           capture_output=True, text=True, cwd=ROOT)
     assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-2000:]
 
@@ -336,5 +347,7 @@ def test_public_api_is_stated_in_one_place():
     for module in sorted(CORE):
         if not module.startswith("_"):
             assert f":mod:`mmcedu.{module}`" in doc, module
-    for module in ("registry", "measure", "comparison", "summary"):
-        assert f"mmcedu.experiments.{module}" in doc, module
+    import mmcedu_lab
+
+    for module in ("registry", "measure", "comparison", "summary", "cache", "reproduce"):
+        assert f"mmcedu_lab.{module}" in mmcedu_lab.__doc__, module

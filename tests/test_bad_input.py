@@ -182,8 +182,8 @@ def test_rbf_kernel_rejects_a_bad_gamma(gamma):
         (lambda: kernels.sigma_from_gamma(0.0), "gamma"),
         (lambda: kernels.kernel_matrix(X, "poly"), "kernel"),
         (lambda: kernels.width_grid(X, [0.1], reference="bogus"), "reference"),
-        (lambda: kernels.gamma_grid(X, [-0.1]), "fractions"),
-        (lambda: kernels.gamma_grid(X, [float("nan")]), "fractions"),
+        (lambda: kernels.gamma_grid(X, fractions=[-0.1]), "fractions"),
+        (lambda: kernels.gamma_grid(X, fractions=[float("nan")]), "fractions"),
         (lambda: kernels.max_distance_gamma(X, 0.0), "fraction"),
         (lambda: kernels.median_gamma(X, max_samples=1), "max_samples"),
         (lambda: kernels.nystroem_factor(X, 0), "n_components"),
@@ -296,7 +296,7 @@ def test_partition_helpers_reject_bad_parameters(call, match):
 
 
 def _experiments():
-    from mmcedu.experiments import comparison, emmc, gmmc, measure, registry, robust_ensemble, sdp_mmc
+    from mmcedu_lab import comparison, emmc, gmmc, measure, registry, robust_ensemble, sdp_mmc
 
     return comparison, emmc, gmmc, measure, registry, robust_ensemble, sdp_mmc
 
@@ -337,7 +337,7 @@ def test_experiment_functions_reject_bad_arguments(call, match):
 
 @pytest.mark.parametrize("n_jobs", [0, 1.5, "2", True])
 def test_n_jobs_must_be_a_non_zero_integer(n_jobs):
-    from mmcedu.experiments.parallel import resolve_n_jobs
+    from mmcedu_lab.parallel import resolve_n_jobs
 
     with pytest.raises(ValueError, match="n_jobs must be a non-zero integer"):
         resolve_n_jobs(n_jobs)
@@ -345,7 +345,7 @@ def test_n_jobs_must_be_a_non_zero_integer(n_jobs):
 
 @pytest.mark.parametrize("value", ["abc", "0", "1.5"])
 def test_n_jobs_variable_must_be_an_integer(monkeypatch, value):
-    from mmcedu.experiments.parallel import resolve_n_jobs
+    from mmcedu_lab.parallel import resolve_n_jobs
 
     monkeypatch.setenv("MMCEDU_N_JOBS", value)
     with pytest.raises(ValueError, match="MMCEDU_N_JOBS"):
@@ -353,7 +353,7 @@ def test_n_jobs_variable_must_be_an_integer(monkeypatch, value):
 
 
 def test_task_seed_rejects_what_is_not_a_description():
-    from mmcedu.experiments.parallel import task_seed
+    from mmcedu_lab.parallel import task_seed
 
     for bad in [(), (-1,), (1.5,), ("a",)]:
         with pytest.raises(ValueError, match="non-negative integers"):
@@ -373,7 +373,7 @@ def test_task_seed_rejects_what_is_not_a_description():
         lambda: kernels.median_gamma(X * 1e200),
         lambda: kernels.pairwise_distance_range(X * 1e200),
         lambda: kernels.max_distance_gamma(X * 1e200),
-        lambda: kernels.gamma_grid(X * 1e200, [0.5]),
+        lambda: kernels.gamma_grid(X * 1e200, fractions=[0.5]),
         lambda: kernels.kernel_matrix(X * 1e160, "linear"),
         lambda: kernels.nystroem_factor(X * 1e200, 5, random_state=0),
         lambda: kernels.gamma_from_sigma(1e-200),
@@ -406,7 +406,7 @@ def test_identical_points_give_a_documented_width_or_a_clear_error():
     assert kernels.max_distance_gamma(same) == 1.0
     assert kernels.pairwise_distance_range(same) == (0.0, 0.0)
     with pytest.raises(ValueError, match="identical"):
-        kernels.gamma_grid(same, [0.1])
+        kernels.gamma_grid(same, fractions=[0.1])
     assert np.all(kernels.rbf_kernel(same) == 1.0)
     Phi, _ = kernels.nystroem_factor(np.ones((10, 2)), 5, random_state=0)
     assert np.all(np.isfinite(Phi))
@@ -446,7 +446,7 @@ def test_coassociation_refuses_before_allocating_beyond_the_budget():
 # Command line
 # ============================================================================================
 def _fake_registry(monkeypatch, calls):
-    import mmcedu.reproduce as rep
+    import mmcedu_lab.reproduce as rep
 
     def make(name):
         def table(full=False, progress=None, n_jobs=None, refresh=False):
@@ -461,7 +461,7 @@ def _fake_registry(monkeypatch, calls):
 
 
 def test_cli_unknown_table_goes_to_stderr_with_exit_code_2():
-    proc = subprocess.run([sys.executable, "-m", "mmcedu.reproduce", "no_such_table"],
+    proc = subprocess.run([sys.executable, "-m", "mmcedu_lab.reproduce", "no_such_table"],
                           capture_output=True, text=True, timeout=300)
     assert proc.returncode == 2
     assert "unknown table(s): no_such_table" in proc.stderr and proc.stdout == ""
@@ -542,7 +542,7 @@ def test_cli_refuses_a_cache_folder_that_is_a_file_before_computing(monkeypatch,
 @pytest.fixture
 def cache(monkeypatch, tmp_path):
     """A cached fake table in an empty cache folder: ``(table function, calls, folder)``."""
-    from mmcedu.experiments import cache as cache_module
+    from mmcedu_lab import cache as cache_module
 
     folder = tmp_path / "cache"
     monkeypatch.setenv("MMCEDU_CACHE_DIR", str(folder))
@@ -558,7 +558,7 @@ def cache(monkeypatch, tmp_path):
 
 
 def _entry(folder):
-    from mmcedu.experiments.cache import cache_entries
+    from mmcedu_lab.cache import cache_entries
 
     entries = cache_entries(folder)
     assert len(entries) == 1, entries
@@ -567,7 +567,7 @@ def _entry(folder):
 
 @pytest.mark.parametrize("content", ["truncated", "empty", "garbage"])
 def test_unreadable_cache_entry_is_recomputed_with_a_warning(cache, content):
-    from mmcedu.experiments.cache import CacheWarning
+    from mmcedu_lab.cache import CacheWarning
 
     fn, calls, folder = cache
     fn()
@@ -580,7 +580,7 @@ def test_unreadable_cache_entry_is_recomputed_with_a_warning(cache, content):
 
 
 def test_cache_entry_holding_another_object_is_recomputed(cache):
-    from mmcedu.experiments.cache import CacheWarning
+    from mmcedu_lab.cache import CacheWarning
 
     fn, calls, folder = cache
     fn()
@@ -617,7 +617,7 @@ def test_interrupted_cache_write_leaves_no_temporary_file(cache, monkeypatch):
 
 
 def test_cache_location_variables(monkeypatch, tmp_path):
-    from mmcedu.experiments.cache import cache_dir
+    from mmcedu_lab.cache import cache_dir
 
     monkeypatch.setenv("MMCEDU_CACHE_DIR", "")
     monkeypatch.setenv("XDG_CACHE_HOME", "")
@@ -644,7 +644,7 @@ def test_measured_times_are_never_read_from_the_cache(cache):
 
 
 def test_a_table_of_timings_is_never_cached(monkeypatch, tmp_path):
-    from mmcedu.experiments import cache as cache_module
+    from mmcedu_lab import cache as cache_module
 
     monkeypatch.setenv("MMCEDU_CACHE_DIR", str(tmp_path))
     calls = []
@@ -662,7 +662,7 @@ def test_a_table_of_timings_is_never_cached(monkeypatch, tmp_path):
 
 
 def test_a_misdeclared_time_column_is_an_error_not_a_cached_time(monkeypatch, tmp_path):
-    from mmcedu.experiments import cache as cache_module
+    from mmcedu_lab import cache as cache_module
 
     monkeypatch.setenv("MMCEDU_CACHE_DIR", str(tmp_path))
 
@@ -679,7 +679,7 @@ def test_a_misdeclared_time_column_is_an_error_not_a_cached_time(monkeypatch, tm
 
 
 def test_prune_keeps_current_entries_and_drops_the_rest(cache):
-    from mmcedu.experiments import cache as cache_module
+    from mmcedu_lab import cache as cache_module
 
     fn, calls, folder = cache
     fn(), fn(full=True)
@@ -705,7 +705,7 @@ def test_prune_keeps_current_entries_and_drops_the_rest(cache):
 
 
 def test_cli_prune_reports_what_it_removed(monkeypatch, tmp_path):
-    import mmcedu.reproduce as rep
+    import mmcedu_lab.reproduce as rep
 
     monkeypatch.setenv("MMCEDU_CACHE_DIR", str(tmp_path))
     (tmp_path / "old_table-full-0123456789abcdef.pkl").write_bytes(b"x" * 10)
@@ -715,7 +715,7 @@ def test_cli_prune_reports_what_it_removed(monkeypatch, tmp_path):
 
 
 def test_cli_clear_removes_every_table_and_leaves_other_files(cache, capsys):
-    import mmcedu.reproduce as rep
+    import mmcedu_lab.reproduce as rep
 
     fn, calls, folder = cache
     fn(), fn()
@@ -739,7 +739,7 @@ def test_test_runs_start_from_their_own_cache():
 
 
 def test_cache_key_follows_the_code_not_its_docstrings(monkeypatch, tmp_path):
-    from mmcedu.experiments import cache as cache_module
+    from mmcedu_lab import cache as cache_module
 
     mod = tmp_path / "mmcedu_probe_module.py"
     mod.write_text('"""A module."""\nfrom mmcedu.kernels import rbf_kernel\n\n\n'
@@ -766,7 +766,7 @@ def test_cache_key_follows_the_code_not_its_docstrings(monkeypatch, tmp_path):
 
 
 def test_cache_key_holds_versions_protocol_and_code(cache, monkeypatch):
-    from mmcedu.experiments import cache as cache_module
+    from mmcedu_lab import cache as cache_module
 
     fn, calls, folder = cache
     key = cache_module.table_key("test_bad_input_probe")

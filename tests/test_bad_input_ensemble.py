@@ -50,7 +50,7 @@ def hard_ensemble(seed=3):
     11th singular values of L, where a fast-growing penalty freezes the ALM."""
     from sklearn.utils import check_random_state
 
-    from mmcedu.experiments.registry import load
+    from mmcedu_lab.registry import load
 
     Xd, yd = load("digits", 500)
     Q, kinds = base_partitions(Xd, 20, 10, n_random=12, return_kinds=True, random_state=seed)

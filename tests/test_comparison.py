@@ -1,4 +1,4 @@
-"""The common comparison protocol (mmcedu.experiments.comparison)."""
+"""The common comparison protocol (mmcedu_lab.comparison)."""
 
 import warnings
 
@@ -8,8 +8,8 @@ from sklearn.base import clone
 from sklearn.cluster import DBSCAN
 
 from mmcedu import LabelFreeSearch
-from mmcedu.experiments import comparison
 from mmcedu.metrics import adjusted_rand_score
+from mmcedu_lab import comparison
 
 
 def test_tasks_are_sized_standardized_and_labelled():

@@ -109,7 +109,7 @@ def test_width_grid_references():
     np.testing.assert_allclose(kernels.width_grid(X, [0.5, 1.0]), [2.0, 4.0])
     np.testing.assert_allclose(kernels.width_grid(X, [0.5, 1.0], reference="range"), [1.5, 3.0])
     np.testing.assert_allclose(
-        kernels.gamma_grid(X, [0.5], convention="sigma_squared"), [1 / 4.0]
+        kernels.gamma_grid(X, fractions=[0.5], convention="sigma_squared"), [1 / 4.0]
     )
 
 

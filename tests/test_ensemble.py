@@ -301,7 +301,7 @@ def test_robust_low_rank_rejects_unknown_loss():
 
 
 def test_scaling_helper_on_tiny_sizes():
-    from mmcedu.experiments.robust_ensemble import MAX_N, scaling
+    from mmcedu_lab.robust_ensemble import MAX_N, scaling
 
     P, truth = noisy_copies(50, 3, 4, noise=0.0, random_state=0)
     assert P.shape == (50, 4)
@@ -387,7 +387,7 @@ def test_kkt_tol_inf_is_the_sources_primal_only_rule(solver):
 def test_a_slower_penalty_reaches_stationarity_where_a_fast_one_stalls():
     from sklearn.utils import check_random_state
 
-    from mmcedu.experiments.registry import load
+    from mmcedu_lab.registry import load
 
     Xd, _ = load("digits", 500)
     P, kinds = base_partitions(Xd, 20, 10, n_random=12, return_kinds=True, random_state=0)

@@ -411,10 +411,10 @@ def test_lowrank_certifies_narrow_moons_without_stalling(octave_index, max_iter_
     # stopped after line-search stalls with a certified relative gap of 5e-3 (a
     # ConvergenceWarning), at gamma ~ 42.8 it needed all 5000 iterations. Unit start rows
     # certify both within a few hundred to 1800 iterations.
-    from mmcedu.experiments.comparison import NARROW_OCTAVES, load_task, relative_gamma_grid
+    from mmcedu_lab.comparison import NARROW_OCTAVES, gamma_grid, load_task
 
     X, _, _ = load_task("moons", 0, 200)
-    gamma = relative_gamma_grid(X, NARROW_OCTAVES)[octave_index]
+    gamma = gamma_grid(X, octaves=NARROW_OCTAVES)[octave_index]
     with warnings.catch_warnings():
         warnings.simplefilter("error", ConvergenceWarning)
         est = GMMC(gamma=gamma, random_state=0).fit(X)

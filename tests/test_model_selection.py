@@ -16,6 +16,7 @@ from mmcedu.kernels import median_gamma
 from mmcedu.model_selection import (
     LabelFreeSearch,
     elm_contrast,
+    gamma_grid,
     gmmc_contrast,
     is_trivial,
     kernel_silhouette,
@@ -26,7 +27,6 @@ from mmcedu.model_selection import (
     pair_stability,
     permutation_mean_quadratic,
     plateau_scores,
-    relative_gamma_grid,
     rls_contrast,
     silhouette,
     transfer_stability,
@@ -330,7 +330,7 @@ def test_plateau_scores():
 def test_median_heuristic():
     X = np.array([[0.0], [1.0], [3.0]])  # squared distances 1, 4, 9
     assert median_gamma(X) == pytest.approx(1 / 8)
-    assert relative_gamma_grid(X, [0, 1]) == pytest.approx([1 / 8, 1 / 4])
+    assert gamma_grid(X, octaves=[0, 1]) == pytest.approx([1 / 8, 1 / 4])
 
 
 # ----------------------------------------------------------------------------------------
@@ -357,7 +357,7 @@ def test_eigengap_and_kernel_silhouette_pick_k(triangle):
 
 def test_objective_picks_width_on_circles(circles):
     X, y = circles
-    search = LabelFreeSearch(UMCRLS(2, alpha=2.0**-3), {"gamma": relative_gamma_grid(X)},
+    search = LabelFreeSearch(UMCRLS(2, alpha=2.0**-3), {"gamma": gamma_grid(X)},
                              criterion="objective", n_resamples=3, random_state=0).fit(X)
     assert adjusted_rand_score(y, search.labels_) > 0.95
 
@@ -452,7 +452,7 @@ def test_failed_fits_are_reported(triangle):
 def test_silhouette_fails_on_circles(circles):
     """Rings are not convex: the silhouette prefers a width whose split is a straight cut."""
     X, y = circles
-    search = LabelFreeSearch(UMCRLS(2, alpha=2.0**-3), {"gamma": relative_gamma_grid(X)},
+    search = LabelFreeSearch(UMCRLS(2, alpha=2.0**-3), {"gamma": gamma_grid(X)},
                              criterion=["silhouette", "stability"], n_resamples=3,
                              random_state=0).fit(X)
     cv = search.cv_results_

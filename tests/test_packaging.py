@@ -27,6 +27,9 @@ def _pyproject():
     reqs = list(project["dependencies"])
     for extra in project["optional-dependencies"].values():
         reqs += extra
+    # the laboratory beside the book (lab/): its own dependencies, installed by the same commands
+    lab = tomllib.loads((ROOT / "lab/pyproject.toml").read_text())["project"]
+    reqs += [r for r in lab["dependencies"] if _split(r)[0] != "mmcedu"]
     return dict(_split(r) for r in reqs), project
 
 
@@ -64,7 +67,7 @@ def test_extras_and_pins():
     assert set(extras["distributed"]) <= set(extras["test"])
     assert py["jupyter-book"] == ">=1.0.4,<2"
     for name in ["numpy", "scipy", "scikit-learn", "matplotlib", "cvxpy", "jupyterlab", "nbval",
-                 "joblib", "tqdm", "dask"]:
+                 "joblib", "dask"]:
         assert name in py
 
 
@@ -74,6 +77,8 @@ def test_layout():
         "book/chapters",
         "book/references.bib",
         "mmcedu/__init__.py",
+        "lab/pyproject.toml",
+        "lab/mmcedu_lab/__init__.py",
         "tests",
         "benchmarks",
         "_config.yml",
@@ -144,3 +149,14 @@ def test_notebooks_read_the_full_switch_and_have_one_title():
         assert "assert" in code, f"{nb_path.name} verifies nothing"
         titles = [l for l in md.splitlines() if re.match(r"# \S", l)]
         assert len(titles) == 1, f"{nb_path.name} must have exactly one '# ' title, has {titles}"
+
+
+def test_pip_install_installs_the_library_only():
+    # `pip install .` takes the package `mmcedu` and its subpackages; the book's laboratory
+    # (lab/mmcedu_lab: tables, ledger, comparison protocol, cache) is a project of its own
+    data = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    assert data["tool"]["setuptools"]["packages"]["find"]["include"] == ["mmcedu", "mmcedu.*"]
+    assert not (ROOT / "mmcedu/experiments").exists() and not (ROOT / "mmcedu/reproduce.py").exists()
+    lab = tomllib.loads((ROOT / "lab/pyproject.toml").read_text())
+    assert lab["project"]["name"] == "mmcedu-lab"
+    assert lab["tool"]["setuptools"]["packages"]["find"]["include"] == ["mmcedu_lab", "mmcedu_lab.*"]

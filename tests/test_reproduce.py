@@ -10,10 +10,10 @@ import sys
 import numpy as np
 import pytest
 
-import mmcedu.reproduce as rep
-from mmcedu.experiments import all_tables
-from mmcedu.experiments.parallel import map_tasks, task_seed
+import mmcedu_lab.reproduce as rep
 from mmcedu.report import Table
+from mmcedu_lab import all_tables
+from mmcedu_lab.parallel import map_tasks, task_seed
 
 
 def test_list_names_every_registered_table():
@@ -50,13 +50,13 @@ def test_runs_tables_with_the_requested_protocol_and_draws_progress(monkeypatch,
 
 
 def test_module_runs_as_a_script():
-    proc = subprocess.run([sys.executable, "-m", "mmcedu.reproduce", "--list"],
+    proc = subprocess.run([sys.executable, "-m", "mmcedu_lab.reproduce", "--list"],
                           capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
 
 
 def test_cached_tables_are_computed_once_per_key_and_protocol(tmp_path, monkeypatch):
-    from mmcedu.experiments import cache
+    from mmcedu_lab import cache
 
     monkeypatch.setenv("MMCEDU_CACHE_DIR", str(tmp_path))
     calls = []
@@ -78,7 +78,7 @@ def test_cached_tables_are_computed_once_per_key_and_protocol(tmp_path, monkeypa
 
 
 def test_every_table_has_a_key_from_its_code():
-    from mmcedu.experiments.cache import table_key
+    from mmcedu_lab.cache import table_key
 
     keys = {name: table_key(name) for name in all_tables() if name != "summary"}
     assert all(len(k["code"]) == 64 and k["protocol"] == "quick" for k in keys.values())
@@ -114,7 +114,7 @@ def test_map_tasks_gives_the_same_results_for_any_n_jobs(monkeypatch):
 
 @pytest.mark.slow
 def test_a_paper_table_is_identical_for_one_and_two_jobs():
-    from mmcedu.experiments.gmmc import gmmc_kernel_learning
+    from mmcedu_lab.gmmc import gmmc_kernel_learning
 
     one = gmmc_kernel_learning(n_jobs=1, refresh=True)
     two = gmmc_kernel_learning(n_jobs=2, refresh=True)
@@ -126,8 +126,8 @@ def test_the_comparison_runs_on_a_dask_cluster_with_the_serial_results():
     import joblib
     from dask.distributed import Client, LocalCluster
 
-    from mmcedu.experiments.comparison import run_comparison
-    from mmcedu.experiments.gmmc import gmmc_kernel_learning
+    from mmcedu_lab.comparison import run_comparison
+    from mmcedu_lab.gmmc import gmmc_kernel_learning
 
     kw = dict(methods=["k-means", "spectral", "UMC-RLS"], tasks=["two circles", "iris"], n_samples=40)
     serial = run_comparison(**kw, n_jobs=1)
@@ -144,7 +144,7 @@ def test_the_comparison_runs_on_a_dask_cluster_with_the_serial_results():
 
 
 def test_summary_rows_pair_paper_and_mmcedu_columns():
-    from mmcedu.experiments.summary import summary_rows
+    from mmcedu_lab.summary import summary_rows
 
     t1 = Table([["Iris", "UMC", 0.96, 0.95, "raw"], ["Moons", "UMC", "--", 1.0, "ours only"]],
                ["data set", "method", "paper", "mmcedu", "note"])
@@ -154,8 +154,8 @@ def test_summary_rows_pair_paper_and_mmcedu_columns():
 
 
 def test_summary_rows_follow_the_declared_column_pairs():
-    from mmcedu.experiments.registry import PaperTable
-    from mmcedu.experiments.summary import summary_rows
+    from mmcedu_lab.registry import PaperTable
+    from mmcedu_lab.summary import summary_rows
 
     t = PaperTable([["Digits", 5.6, 0.5, 35, 2.0, "n"]],
                    ["data set", "paper", "mmcedu", "paper NC", "NC", "note"],
@@ -172,7 +172,7 @@ def test_table_functions_are_named_as_their_tables():
 
 
 def test_measure_reports_time_memory_and_the_result():
-    from mmcedu.experiments.measure import measure, scaling
+    from mmcedu_lab.measure import measure, scaling
 
     out = measure(lambda: list(range(10_000)), memory="tracemalloc", repeats=3)
     assert out["seconds"] > 0 and out["peak_mb"] > 0.05 and out["result"][-1] == 9999
@@ -186,7 +186,7 @@ def test_measure_reports_time_memory_and_the_result():
 def test_best_time_keeps_the_fastest_call_and_respects_the_budget():
     import time
 
-    from mmcedu.experiments.measure import best_time
+    from mmcedu_lab.measure import best_time
 
     calls = []
 

@@ -281,7 +281,7 @@ def test_solver_failure_and_inaccuracy_are_reported():
 
 # ---------------------------------------------------------------- measurement and experiments
 def test_scaling_reports_time_memory_and_iterations():
-    from mmcedu.experiments.sdp_mmc import scaling
+    from mmcedu_lab.sdp_mmc import scaling
 
     rows = scaling([8, 12], memory="tracemalloc")
     assert [r["n"] for r in rows] == [8, 12] and {r["method"] for r in rows} == {"SDP MMC"}
@@ -292,9 +292,9 @@ def test_scaling_reports_time_memory_and_iterations():
 
 
 def test_table1_is_registered_with_the_paper_column():
-    from mmcedu.experiments import all_tables
-    from mmcedu.experiments.registry import PAPER
-    from mmcedu.experiments.sdp_mmc import DATA_SETS
+    from mmcedu_lab import all_tables
+    from mmcedu_lab.registry import PAPER
+    from mmcedu_lab.sdp_mmc import DATA_SETS
 
     assert "sdp_mmc_table1" in all_tables()
     # two Gaussians, two circles and four digit pairs: the rows of Table 1 with an MMC number

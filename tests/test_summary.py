@@ -1,9 +1,9 @@
-"""The reproduction ledger (mmcedu.experiments.summary): coverage of the sources, verdicts."""
+"""The reproduction ledger (mmcedu_lab.summary): coverage of the sources, verdicts."""
 
 import pytest
 
-from mmcedu.experiments.registry import PAPER, PaperTable
-from mmcedu.experiments.summary import (
+from mmcedu_lab.registry import PAPER, PaperTable
+from mmcedu_lab.summary import (
     FULL_ONLY,
     ITEMS,
     LEDGER_HEADERS,
@@ -105,7 +105,7 @@ def test_no_placeholder_verdict_is_left():
 
 
 def test_extra_measurements_pair_one_number_per_item():
-    from mmcedu.experiments.registry import PaperTable
+    from mmcedu_lab.registry import PaperTable
 
     rows = [["E24", s, b, e] for s in range(3) for b, e in ((0.6, 2.5 * s), (0.1, 25.0))]
     rows += [["G-UKL-Breast", s, 30, 30.0 + s] for s in range(2)]

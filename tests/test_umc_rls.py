@@ -382,8 +382,8 @@ def test_bad_parameters():
 
 
 def test_table1_data_and_registry():
-    from mmcedu.experiments import umc_rls as exp
-    from mmcedu.experiments.registry import DATASETS, load, stand_in
+    from mmcedu_lab import umc_rls as exp
+    from mmcedu_lab.registry import DATASETS, load, stand_in
 
     assert set(exp.TABLES) == {"umc_rls_table1", "umc_rls_table2", "umc_rls_selection"}
     assert exp.DATA_SETS == ("Iris", "Moons", "USPS 1-4", "USPS 5-8")

@@ -20,9 +20,9 @@ from sklearn.datasets import load_iris, load_wine, make_blobs, make_circles, mak
 from sklearn.preprocessing import StandardScaler
 
 import mmcedu.model_selection as MS
-from mmcedu.experiments import comparison as C
-from mmcedu.experiments.registry import load
 from mmcedu.metrics import adjusted_rand_score
+from mmcedu_lab import comparison as C
+from mmcedu_lab.registry import load
 
 GUARDS = (1.0, 0.5, 0.25, 0.1, 0.0)
 SEEDS = (100, 101, 102, 103, 104)

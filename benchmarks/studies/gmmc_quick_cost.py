@@ -24,8 +24,8 @@ from sklearn.metrics import adjusted_rand_score as ari  # noqa: E402
 from sklearn.metrics.pairwise import rbf_kernel  # noqa: E402
 
 from mmcedu import GMMC  # noqa: E402
-from mmcedu.experiments import comparison as c  # noqa: E402
 from mmcedu.model_selection import gmmc_contrast  # noqa: E402
+from mmcedu_lab import comparison as c  # noqa: E402
 
 # GMMC's tasks: the two-class tasks of the quick protocol, and those the full one adds
 QUICK = [t for t in c.TASKS_QUICK if c.n_clusters_of_task(t) == 2]
@@ -34,7 +34,7 @@ FULL_ONLY = [t for t in c.TASKS if t not in c.TASKS_QUICK and c.n_clusters_of_ta
 
 def choices(cap, tasks):
     def setup(X, k, s):
-        return GMMC(random_state=s, max_iter=cap), {"gamma": c.relative_gamma_grid(X, c.NARROW_OCTAVES)}
+        return GMMC(random_state=s, max_iter=cap), {"gamma": c.gamma_grid(X, octaves=c.NARROW_OCTAVES)}
 
     c.METHODS["GMMC"] = (setup,) + c.METHODS["GMMC"][1:]
     t = time.process_time()
@@ -49,7 +49,7 @@ def capped(cap):
     for task in QUICK + FULL_ONLY:
         for s in range(c.N_SEEDS):
             X, y, _ = c.load_task(task, s, c.N)
-            for g in c.relative_gamma_grid(X, c.NARROW_OCTAVES):
+            for g in c.gamma_grid(X, octaves=c.NARROW_OCTAVES):
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")
                     m = GMMC(random_state=s, max_iter=cap, gamma=g).fit(X)

@@ -15,8 +15,8 @@ import warnings
 import numpy as np
 
 import mmcedu.model_selection as MS
-from mmcedu.experiments import comparison as C
 from mmcedu.metrics import adjusted_rand_score
+from mmcedu_lab import comparison as C
 
 THRESHOLDS = (1.0, 0.5, 0.25, 0.1, 0.0)
 LOG = []

@@ -19,9 +19,9 @@ import warnings
 import numpy as np
 from sklearn.model_selection import ParameterGrid
 
-from mmcedu.experiments import comparison as C
 from mmcedu.metrics import adjusted_rand_score
 from mmcedu.model_selection import OBJECTIVE_CONTRASTS
+from mmcedu_lab import comparison as C
 
 R_DEFAULT = int(os.environ.get("MOONS_LF_R", "3"))
 OUT = "/tmp/moons_lf" + ("" if R_DEFAULT == 3 else f"_R{R_DEFAULT}")

@@ -24,9 +24,10 @@ import warnings
 
 import numpy as np
 
-from ..kernels import center_kernel, gamma_grid, rbf_kernel
-from ..metrics import clustering_error
-from ..sdp_mmc import SDPMMC, solve_sdp_mmc
+from mmcedu.kernels import center_kernel, gamma_grid, rbf_kernel
+from mmcedu.metrics import clustering_error
+from mmcedu.sdp_mmc import SDPMMC, solve_sdp_mmc
+
 from . import measure as _measure
 from .cache import cached
 from .parallel import map_tasks
@@ -65,7 +66,7 @@ def protocol(full=False):
     for name in DATA_SETS:
         data = stand_in(_SOURCE, name)[0]
         X, _ = load(data, n)
-        for f, gamma in zip(fractions, gamma_grid(X, fractions, reference="range")):
+        for f, gamma in zip(fractions, gamma_grid(X, fractions=fractions, reference="range")):
             tasks.append((name, float(f), (data, n, float(gamma))))
     return n, fractions, tasks
 
@@ -81,7 +82,7 @@ def sdp_mmc_table1(full=False, progress=None, n_jobs=None):
     progress : callable, default=None
         Called as ``progress(done, total)`` after every SDP solve.
     n_jobs : int, default=None
-        Solves run at the same time (:func:`mmcedu.experiments.parallel.map_tasks`; ``None``:
+        Solves run at the same time (:func:`mmcedu_lab.parallel.map_tasks`; ``None``:
         ``$MMCEDU_N_JOBS``, else one). The table does not depend on it.
 
     Returns
@@ -124,7 +125,7 @@ def scaling(sizes, *, methods=None, max_n=None, max_seconds=np.inf, repeats=1, m
     max_n : dict, default=None
         ``{method: largest n}``; ``None``: no limit.
     max_seconds, repeats, memory, progress
-        As in :func:`mmcedu.experiments.measure.scaling`. ``memory="rss"`` measures the
+        As in :func:`mmcedu_lab.measure.scaling`. ``memory="rss"`` measures the
         whole process, solver included (Linux); ``"tracemalloc"`` the Python heap.
     random_state : int, default=0
         Seed of the data.

@@ -25,8 +25,9 @@ import time
 import numpy as np
 from sklearn.cluster import KMeans
 
-from ..emmc import EMMC, ELMRidge, hidden_layer
-from ..metrics import clustering_accuracy, clustering_error
+from mmcedu.emmc import EMMC, ELMRidge, hidden_layer
+from mmcedu.metrics import clustering_accuracy, clustering_error
+
 from .cache import cached
 from .measure import best_time
 from .parallel import map_tasks
@@ -113,12 +114,12 @@ def _table1_task(task):
 def emmc_table1(full=False, progress=None, n_jobs=None):
     """Table 1: mean clustering error (%) and time over the 45 digit-pair tasks.
 
-    Every (seed, pair) is an independent task (:func:`mmcedu.experiments.parallel.map_tasks`,
+    Every (seed, pair) is an independent task (:func:`mmcedu_lab.parallel.map_tasks`,
     ``n_jobs`` at a time; the errors do not depend on ``n_jobs``, the times are measured
     while the other jobs run). The time column is not cached
-    (:mod:`mmcedu.experiments.cache`).
+    (:mod:`mmcedu_lab.cache`).
 
-    Returns a :class:`~mmcedu.experiments.registry.PaperTable` with columns ``scheme | C | restarts | paper |
+    Returns a :class:`~mmcedu_lab.registry.PaperTable` with columns ``scheme | C | restarts | paper |
     mmcedu | paper time s | mmcedu time s | note`` (errors in %, times per task).
     """
     seeds = range(5) if full else range(1)
@@ -285,7 +286,7 @@ def sensitivity(param, values, *, pairs=None, seed=0, n_jobs=None, **params):
     pairs : list of (int, int), default=PAIRS (all 45 tasks)
     seed : int
     n_jobs : int, default=None
-        Pairs processed at the same time (:func:`mmcedu.experiments.parallel.map_tasks`); the
+        Pairs processed at the same time (:func:`mmcedu_lab.parallel.map_tasks`); the
         result does not depend on it.
     **params
         Other EMMC parameters (defaults: ``C=0.1, n_hidden=200, balance=0.1``).
@@ -332,9 +333,9 @@ def numbering_dependence(data="digits", *, n_perm=6, n_hidden=1000, C=1.0, seed=
     Parameters
     ----------
     data : str, default="digits"
-        A registered data set (:data:`mmcedu.experiments.registry.DATASETS`).
+        A registered data set (:data:`mmcedu_lab.registry.DATASETS`).
     n_jobs : int, default=None
-        Fits run at the same time (:func:`mmcedu.experiments.parallel.map_tasks`); the result
+        Fits run at the same time (:func:`mmcedu_lab.parallel.map_tasks`); the result
         does not depend on it.
 
     Returns

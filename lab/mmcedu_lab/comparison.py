@@ -24,7 +24,7 @@ The protocol (the same for every method):
   upper bound that looks at the labels. Both are read from the same full-data fits.
 
 The (task, seed, method) runs are independent tasks for
-:func:`mmcedu.experiments.parallel.map_tasks` (``n_jobs`` or ``$MMCEDU_N_JOBS``); the records
+:func:`mmcedu_lab.parallel.map_tasks` (``n_jobs`` or ``$MMCEDU_N_JOBS``); the records
 do not depend on the number of jobs.
 """
 
@@ -43,16 +43,17 @@ from sklearn.neighbors import NearestNeighbors
 from sklearn.preprocessing import StandardScaler
 from sklearn.utils import check_random_state
 
-from ..emmc import EMMC
-from ..gmmc import GMMC
-from ..metrics import adjusted_rand_score
-from ..model_selection import LabelFreeSearch, n_clusters_of, relative_gamma_grid
-from ..partitions import base_partitions
-from ..report import Table
-from ..robust_ensemble import RobustEnsembleClustering
-from ..sdp_mmc import SDPMMC
-from ..support_vector_clustering import SupportVectorClustering, gamma_path
-from ..umc_rls import UMCRLS
+from mmcedu.emmc import EMMC
+from mmcedu.gmmc import GMMC
+from mmcedu.metrics import adjusted_rand_score
+from mmcedu.model_selection import LabelFreeSearch, gamma_grid, n_clusters_of
+from mmcedu.partitions import base_partitions
+from mmcedu.report import Table
+from mmcedu.robust_ensemble import RobustEnsembleClustering
+from mmcedu.sdp_mmc import SDPMMC
+from mmcedu.support_vector_clustering import SupportVectorClustering, gamma_path
+from mmcedu.umc_rls import UMCRLS
+
 from . import measure as _measure
 from .cache import cached
 from .parallel import map_tasks
@@ -166,7 +167,7 @@ def _single(X, k, s):
 
 def _spectral(X, k, s):
     return (SpectralClustering(k, affinity="rbf", random_state=s),
-            {"gamma": relative_gamma_grid(X, NARROW_OCTAVES)})
+            {"gamma": gamma_grid(X, octaves=NARROW_OCTAVES)})
 
 
 def _dbscan(X, k, s):
@@ -179,7 +180,7 @@ def _hdbscan(X, k, s):
 
 def _umc_rls(X, k, s):
     return (UMCRLS(k, alpha=UMC_LAMBDA, random_state=s),
-            {"gamma": relative_gamma_grid(X, KERNEL_OCTAVES)})
+            {"gamma": gamma_grid(X, octaves=KERNEL_OCTAVES)})
 
 
 #: GMMC's iteration cap in the comparison (its default is 5000). Most fits that reach it are
@@ -194,13 +195,13 @@ GMMC_MAX_ITER = 1500
 
 def _gmmc(X, k, s):
     return (GMMC(random_state=s, max_iter=GMMC_MAX_ITER),
-            {"gamma": relative_gamma_grid(X, NARROW_OCTAVES)})
+            {"gamma": gamma_grid(X, octaves=NARROW_OCTAVES)})
 
 
 def _sdp_mmc(X, k, s):
     # eigenvector rounding: the default when the recorded full-protocol results were measured
     # (rounding="auto" rounds by random hyperplanes at these sizes); a rerun may drop it
-    return SDPMMC(rounding="eigenvector", random_state=s), {"gamma": relative_gamma_grid(X, NARROW_OCTAVES)}
+    return SDPMMC(rounding="eigenvector", random_state=s), {"gamma": gamma_grid(X, octaves=NARROW_OCTAVES)}
 
 
 def _emmc(X, k, s):
@@ -350,7 +351,7 @@ def run_comparison(full=False, progress=None, methods=None, tasks=None, n_sample
         Samples per synthetic task and subsample size of the large real ones (default
         :data:`N`).
     n_jobs : int, default=None
-        Runs in parallel (:func:`mmcedu.experiments.parallel.map_tasks`).
+        Runs in parallel (:func:`mmcedu_lab.parallel.map_tasks`).
     seeds : sequence of int, default=None
         Default ``range(N_SEEDS)``.
     n_resamples : int, default=None

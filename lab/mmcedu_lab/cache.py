@@ -1,7 +1,7 @@
 """The experiment cache: a table computed once is read back until the code or the libraries change.
 
 A full protocol can take hours, and the reproduction summary shows the tables the chapters
-computed, so every registered table (see :mod:`mmcedu.experiments`) goes through
+computed, so every registered table (see :mod:`mmcedu_lab`) goes through
 :func:`cached`, which stores its result with :class:`joblib.Memory`.
 
 The key
@@ -20,7 +20,7 @@ The key
     * :data:`FORMAT`, the layout of a stored entry.
 
     ``n_jobs`` is not part of the key: results do not depend on it
-    (:mod:`mmcedu.experiments.parallel`).
+    (:mod:`mmcedu_lab.parallel`).
 
 Timings are never read from the cache
     Measured times belong to the run that measured them. A table declares its measured
@@ -42,11 +42,11 @@ Robustness
     write interrupted (Ctrl-C) leaves no temporary file behind.
 
 Maintenance
-    ``python -m mmcedu.reproduce NAME --refresh`` recomputes and overwrites;
-    ``python -m mmcedu.reproduce --prune`` removes every entry that no current key can read
+    ``python -m mmcedu_lab.reproduce NAME --refresh`` recomputes and overwrites;
+    ``python -m mmcedu_lab.reproduce --prune`` removes every entry that no current key can read
     (:func:`prune`), and ``--max-size`` / ``--max-age`` evict the least recently used entries
     beyond a size or an age (:meth:`joblib.Memory.reduce_size`);
-    ``python -m mmcedu.reproduce --clear`` removes every stored table (:func:`clear`).
+    ``python -m mmcedu_lab.reproduce --clear`` removes every stored table (:func:`clear`).
 """
 
 from __future__ import annotations
@@ -69,7 +69,7 @@ from pathlib import Path
 
 from joblib import Memory
 
-from ..report import Table
+from mmcedu.report import Table
 
 __all__ = [
     "CACHE_ENV",
@@ -96,6 +96,8 @@ DEPENDENCIES = ("numpy", "scipy", "scikit-learn", "cvxpy", "scs", "clarabel", "j
 FORMAT = 1
 #: Modules that store and load but compute nothing: not part of the code digest.
 _NOT_COMPUTING = {__name__}
+# the packages whose code keys a table: the library and this laboratory
+_TRACKED = ("mmcedu", "mmcedu_lab")
 #: The fields of a key, in the order of the arguments of ``_compute_table``.
 _KEY_FIELDS = ("name", "protocol", "code", "versions", "layout")
 #: The raw (undecorated) table functions, by table name.
@@ -238,12 +240,12 @@ def _is_module(name):
 
 
 def _mmcedu_imports(name, is_package, imports):
-    """The ``mmcedu`` modules that module ``name`` imports."""
+    """The ``mmcedu`` and ``mmcedu_lab`` modules that module ``name`` imports."""
     package = name if is_package else name.rpartition(".")[0]
     out = set()
     for level, module, names in imports:
         base = importlib.util.resolve_name("." * level + module, package) if level else module
-        if base != "mmcedu" and not base.startswith("mmcedu."):
+        if base.split(".")[0] not in _TRACKED:
             continue
         if not names:  # import mmcedu.a.b: the module and its parents
             parts = base.split(".")
@@ -258,7 +260,7 @@ def source_digest(module):
     """SHA-256 (hex) of the code of ``module`` and of the ``mmcedu`` modules it imports, transitively.
 
     Each module contributes its name and :func:`code_digest`; this module (the cache, which
-    computes nothing) does not. ``module`` is a module name (``"mmcedu.experiments.gmmc"``).
+    computes nothing) does not. ``module`` is a module name (``"mmcedu_lab.gmmc"``).
     """
     seen, todo, parts = set(), [module], []
     while todo:
@@ -322,7 +324,7 @@ def _blank(table, columns):
     out.rows = [[None if j in idx else v for j, v in enumerate(r)] for r in table.rows]
     out.times_measured, out.from_cache = False, True
     out.title = (f"{table.title}; " if table.title else "") + (
-        "times are not cached: recompute with `python -m mmcedu.reproduce NAME --refresh` "
+        "times are not cached: recompute with `python -m mmcedu_lab.reproduce NAME --refresh` "
         "to measure them"
     )
     return out

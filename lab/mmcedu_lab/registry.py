@@ -18,7 +18,7 @@ Stand-ins
 
 Tables
     :class:`PaperTable` is a :class:`mmcedu.report.Table` that declares which of its
-    columns put a paper number beside ours (read by :mod:`mmcedu.experiments.summary`).
+    columns put a paper number beside ours (read by :mod:`mmcedu_lab.summary`).
 """
 
 from __future__ import annotations
@@ -31,8 +31,8 @@ from dataclasses import dataclass
 import numpy as np
 from sklearn.preprocessing import StandardScaler
 
-from .. import datasets
-from ..report import Table
+from mmcedu import datasets
+from mmcedu.report import Table
 
 __all__ = ["DataSet", "DATASETS", "load", "PAPER", "STAND_INS", "stand_in", "PaperTable"]
 
@@ -379,7 +379,7 @@ class PaperTable(Table):
         As for :class:`mmcedu.report.Table`.
     pairs : list of (str, str, str), default=None
         ``(paper column, our column, label)`` triples naming which columns the reproduction
-        summary compares (:mod:`mmcedu.experiments.summary`); ``None`` means
+        summary compares (:mod:`mmcedu_lab.summary`); ``None`` means
         ``[("paper", "mmcedu", "")]``.
     """
 

@@ -3,7 +3,7 @@
 :data:`ITEMS` lists the sources' items once each (a table cell, a figure, a claim of the
 text); an item that stands for several printed numbers says how many (``cells``), and no
 printed number belongs to two items. :func:`measure` computes our number for every item that
-runs offline, from the method tables (:mod:`mmcedu.experiments`, cached) and the ledger's own
+runs offline, from the method tables (:mod:`mmcedu_lab`, cached) and the ledger's own
 experiments (``gmmc_ledger``, ``umc_rls_table2``, :func:`ledger_extra`). :func:`ledger_rows`
 then derives each measured item's verdict from its measurement:
 
@@ -30,7 +30,7 @@ Items measured in a method chapter and not again here carry the chapter's verdic
 timings and :func:`timing_rows` shows ours beside them, without verdicts.
 
 :func:`summary_rows` (every paper column of the method tables beside ours, as declared by
-:class:`~mmcedu.experiments.registry.PaperTable`) is kept for the command line.
+:class:`~mmcedu_lab.registry.PaperTable`) is kept for the command line.
 """
 
 from __future__ import annotations
@@ -41,11 +41,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..datasets import two_gaussians
-from ..emmc import EMMC as _EMMCEstimator
-from ..gmmc import gmmc_matrix, labels_from_primal, learn_kernel_weights, solve_lowrank
-from ..kernels import gamma_grid, rbf_kernel
-from ..metrics import clustering_error
+from mmcedu.datasets import two_gaussians
+from mmcedu.emmc import EMMC as _EMMCEstimator
+from mmcedu.gmmc import gmmc_matrix, labels_from_primal, learn_kernel_weights, solve_lowrank
+from mmcedu.kernels import gamma_grid, rbf_kernel
+from mmcedu.metrics import clustering_error
+
 from . import all_tables
 from .cache import cached
 from .parallel import map_tasks
@@ -751,7 +752,7 @@ def _extra_task(task):
     # Breast, UKL: problem (12) as printed on a WDBC subsample (as gmmc_kernel_learning)
     X, y = load("breast cancer", setting, random_state=seed)
     fractions = np.round(np.arange(1, 11) * 0.1, 2)
-    Ks = [rbf_kernel(X, gamma=float(g)) for g in gamma_grid(X, fractions, reference="range")]
+    Ks = [rbf_kernel(X, gamma=float(g)) for g in gamma_grid(X, fractions=fractions, reference="range")]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         beta, _ = learn_kernel_weights(Ks, method="printed")

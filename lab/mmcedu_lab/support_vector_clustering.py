@@ -20,8 +20,9 @@ import time
 
 import numpy as np
 
-from ..metrics import adjusted_rand_score
-from ..support_vector_clustering import SupportVectorClustering, cone_labels, gamma_path
+from mmcedu.metrics import adjusted_rand_score
+from mmcedu.support_vector_clustering import SupportVectorClustering, cone_labels, gamma_path
+
 from .cache import cached
 from .parallel import map_tasks
 from .registry import DATASETS, PAPER, PaperTable, load

@@ -33,7 +33,7 @@ import warnings
 import numpy as np
 from sklearn.cluster import SpectralClustering
 
-from ..gmmc import (
+from mmcedu.gmmc import (
     GMMC,
     contrast_score,
     gmmc_matrix,
@@ -41,9 +41,10 @@ from ..gmmc import (
     learn_kernel_weights,
     solve_lowrank,
 )
-from ..kernels import degree, gamma_grid, rbf_kernel
-from ..metrics import clustering_error
-from ..sdp_mmc import SDPMMC
+from mmcedu.kernels import degree, gamma_grid, rbf_kernel
+from mmcedu.metrics import clustering_error
+from mmcedu.sdp_mmc import SDPMMC
+
 from . import measure as _measure
 from .cache import cached
 from .parallel import map_tasks
@@ -126,7 +127,7 @@ def gmmc_table1(full=False, progress=None, n_jobs=None):
     """Clustering error (%) of NC, SDP MMC, GMMC (repaired and printed) beside Table 1.
 
     Every (data set, width) of GMMC and of SDP MMC is an independent task
-    (:func:`mmcedu.experiments.parallel.map_tasks`, ``n_jobs`` at a time; the table does not
+    (:func:`mmcedu_lab.parallel.map_tasks`, ``n_jobs`` at a time; the table does not
     depend on ``n_jobs``).
 
     Returns
@@ -147,10 +148,10 @@ def gmmc_table1(full=False, progress=None, n_jobs=None):
         sizes[name] = nn = 180 if (full and name.startswith("Digits")) else n
         X, _ = load(data, nn)
         tasks += [(name, ("gmmc", (data, nn, float(g))))
-                  for g in gamma_grid(X, fractions, reference="range")]
+                  for g in gamma_grid(X, fractions=fractions, reference="range")]
         Xm, _ = load(data, mmc_n)
         tasks += [(name, ("sdp", (data, mmc_n, float(g))))
-                  for g in gamma_grid(Xm, mmc_fr, reference="range")]
+                  for g in gamma_grid(Xm, fractions=mmc_fr, reference="range")]
     results = map_tasks(_run, [t[1] for t in tasks], n_jobs=n_jobs, progress=progress)
     rows = []
     for name in DATA_SETS:
@@ -183,7 +184,7 @@ def _kernel_learning_row(task):
     name, n = task
     fractions = np.round(np.arange(1, 11) * 0.1, 2)
     X, y = load(stand_in(_SOURCE, name)[0], n)
-    Ks = [rbf_kernel(X, gamma=float(g)) for g in gamma_grid(X, fractions, reference="range")]
+    Ks = [rbf_kernel(X, gamma=float(g)) for g in gamma_grid(X, fractions=fractions, reference="range")]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         beta, _ = learn_kernel_weights(Ks, method="printed", balance_penalty=PAPER_BALANCE)
@@ -252,7 +253,7 @@ def scaling(sizes, *, methods=None, max_n=None, max_seconds=np.inf, repeats=1, m
     max_n : dict, default=None
         ``{method: largest n}``; ``None`` means :data:`MAX_N` (SDP MMC up to n = 80).
     max_seconds, repeats, memory, progress
-        As in :func:`mmcedu.experiments.measure.scaling`.
+        As in :func:`mmcedu_lab.measure.scaling`.
     random_state : int, default=0
         Seed of the data.
 
@@ -280,7 +281,7 @@ def scaling(sizes, *, methods=None, max_n=None, max_seconds=np.inf, repeats=1, m
 
 # ---------------------------------------------------------------------------------------
 # Items of the source that the method table above leaves out (read by the reproduction
-# ledger, mmcedu.experiments.summary): the Breast row, self-tuning spectral clustering,
+# ledger, mmcedu_lab.summary): the Breast row, self-tuning spectral clustering,
 # Figure 2 (error against the kernel width) and the soft margin of Section 3.2.
 
 #: Seeds of the ledger's measurements (data subsample or generator), quick and full.
@@ -345,7 +346,7 @@ def _ledger_point(task):
     """
     data, n, seed, fraction, with_gmmc = task
     X, y = load(data, n, random_state=seed)
-    gamma = float(gamma_grid(X, [fraction], reference="range")[0])
+    gamma = float(gamma_grid(X, fractions=[fraction], reference="range")[0])
     K = rbf_kernel(X, gamma=gamma)
     if not with_gmmc:
         nan = float("nan")
@@ -371,7 +372,7 @@ def _st_task(task):
 def _mmc_task(task):
     data, n, seed, fraction = task
     X, y = load(data, n, random_state=seed)
-    gamma = float(gamma_grid(X, [fraction], reference="range")[0])
+    gamma = float(gamma_grid(X, fractions=[fraction], reference="range")[0])
     model = SDPMMC(gamma=gamma, rounding="randomized", random_state=0)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

@@ -25,9 +25,10 @@ from sklearn.cluster import KMeans, SpectralClustering
 from sklearn.metrics import silhouette_score
 from sklearn.mixture import GaussianMixture
 
-from ..kernels import gamma_from_sigma, pairwise_distance_range, rbf_kernel
-from ..metrics import adjusted_rand_score
-from ..umc_rls import hat_matrix, run_search
+from mmcedu.kernels import gamma_from_sigma, pairwise_distance_range, rbf_kernel
+from mmcedu.metrics import adjusted_rand_score
+from mmcedu.umc_rls import hat_matrix, run_search
+
 from .cache import cached
 from .parallel import map_tasks
 from .registry import DATASETS, PAPER, PaperTable, load, stand_in
@@ -184,7 +185,7 @@ def umc_rls_table1(full=False, progress=None, n_jobs=None):
     """Table I rows (Iris, Moons, USPS 1-4 / 5-8 stand-ins): paper vs mmcedu, mean ARI.
 
     Every grid point, final run and baseline run is an independent task
-    (:func:`mmcedu.experiments.parallel.map_tasks`, ``n_jobs`` at a time; the table does not
+    (:func:`mmcedu_lab.parallel.map_tasks`, ``n_jobs`` at a time; the table does not
     depend on ``n_jobs``).
     """
     names, p, grids, baseline_aris = _protocol_runs(full, progress, n_jobs)

@@ -2,19 +2,19 @@
 
 Usage::
 
-    python -m mmcedu.reproduce --list                  # name every table
-    python -m mmcedu.reproduce NAME [NAME ...]         # run tables (quick protocol)
-    python -m mmcedu.reproduce all --full --n-jobs 2   # every table, full protocols, 2 jobs
-    python -m mmcedu.reproduce NAME --refresh          # recompute, overwrite the cached table
-    python -m mmcedu.reproduce --prune                 # drop cache entries no key can read
-    python -m mmcedu.reproduce --prune --max-size 2G --max-age 90
-    python -m mmcedu.reproduce --clear                 # remove every cached table
+    python -m mmcedu_lab.reproduce --list                  # name every table
+    python -m mmcedu_lab.reproduce NAME [NAME ...]         # run tables (quick protocol)
+    python -m mmcedu_lab.reproduce all --full --n-jobs 2   # every table, full protocols, 2 jobs
+    python -m mmcedu_lab.reproduce NAME --refresh          # recompute, overwrite the cached table
+    python -m mmcedu_lab.reproduce --prune                 # drop cache entries no key can read
+    python -m mmcedu_lab.reproduce --prune --max-size 2G --max-age 90
+    python -m mmcedu_lab.reproduce --clear                 # remove every cached table
 
 The quick protocol is exactly what the book's chapters run; ``--full`` runs every restart
 and the full parameter grids of the papers (this can take hours). ``--n-jobs N`` runs N
 independent fits at a time (default ``$MMCEDU_N_JOBS``, else 1; ``-1``: every core); the
 tables do not depend on it. ``all`` stands for every table and may be combined with names;
-a name given twice runs once. Tables are cached (:mod:`mmcedu.experiments.cache`); the
+a name given twice runs once. Tables are cached (:mod:`mmcedu_lab.cache`); the
 cache folder is ``$MMCEDU_CACHE_DIR``, else ``$XDG_CACHE_HOME/mmcedu``, else
 ``~/.cache/mmcedu``. Errors in the command go to stderr with exit code 2.
 """
@@ -27,14 +27,15 @@ import time
 
 from tqdm.auto import tqdm
 
-from ._config import parse_bytes
-from .experiments import all_tables
-from .experiments.cache import cache_dir, clear, prune, ready_cache_dir
-from .experiments.parallel import N_JOBS_ENV, resolve_n_jobs
+from mmcedu._config import parse_bytes
+
+from . import all_tables
+from .cache import cache_dir, clear, prune, ready_cache_dir
+from .parallel import N_JOBS_ENV, resolve_n_jobs
 
 __all__ = ["main"]
 
-_PROG = "python -m mmcedu.reproduce"
+_PROG = "python -m mmcedu_lab.reproduce"
 
 
 class _Bar:

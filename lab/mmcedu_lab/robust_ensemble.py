@@ -29,15 +29,16 @@ from sklearn.metrics import roc_auc_score
 from sklearn.utils import check_random_state
 from threadpoolctl import threadpool_limits
 
-from ..metrics import adjusted_rand_score
-from ..partitions import (
+from mmcedu.metrics import adjusted_rand_score
+from mmcedu.partitions import (
     base_partitions,
     coassociation_clustering,
     indicator_matrix,
     majority_vote,
     noisy_copies,
 )
-from ..robust_ensemble import RobustEnsembleClustering, best_rank_k, l12_low_rank_irls, robust_low_rank
+from mmcedu.robust_ensemble import RobustEnsembleClustering, best_rank_k, l12_low_rank_irls, robust_low_rank
+
 from . import measure as _measure
 from .cache import cached
 from .parallel import map_tasks
@@ -377,7 +378,7 @@ def scaling(sizes, *, methods=None, max_n=None, max_seconds=np.inf, repeats=1, m
     max_n : dict, default=None
         ``{method: largest n}``; ``None`` means :data:`MAX_N` (co-association within 8 GB).
     max_seconds, repeats, memory, progress
-        As in :func:`mmcedu.experiments.measure.scaling`; ``memory="tracemalloc"`` traces
+        As in :func:`mmcedu_lab.measure.scaling`; ``memory="tracemalloc"`` traces
         numpy's arrays, which is all these methods allocate.
     random_state : int, default=0
 
