@@ -5,7 +5,9 @@ that are misassigned under the *best one-to-one matching* of predicted to true c
 (found by the Hungarian algorithm, :func:`scipy.optimize.linear_sum_assignment`). When the
 numbers of clusters differ, clusters left without a partner count every one of their samples
 as misassigned. The adjusted Rand index (ARI) and normalized mutual information (NMI) are
-re-exported from scikit-learn.
+re-exported from scikit-learn. :func:`permutation_mean_quadratic` is the exact mean of a
+quadratic form over random relabelings with the same cluster sizes: the chance level of the
+methods' own objectives (``objective_contrast``).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ __all__ = [
     "best_matching",
     "adjusted_rand_score",
     "normalized_mutual_info_score",
+    "permutation_mean_quadratic",
 ]
 
 
@@ -104,3 +107,24 @@ def clustering_error(y_true, y_pred):
 def clustering_accuracy(y_true, y_pred):
     """``1 - clustering_error(y_true, y_pred)``."""
     return 1.0 - clustering_error(y_true, y_pred)
+
+
+def permutation_mean_quadratic(A, v):
+    """Exact ``E_sigma[v_sigma^T A v_sigma]`` over uniformly random permutations ``sigma``.
+
+    With ``s1 = sum_i v_i``, ``s2 = sum_i v_i^2``: ``E[v_i^2] = s2 / n`` and, for ``i != j``,
+    ``E[v_i v_j] = (s1^2 - s2) / (n (n - 1))``, so
+
+    ``E = (s2 / n) tr(A) + (s1^2 - s2) / (n (n - 1)) (e^T A e - tr(A))``.
+
+    ``v`` may be a matrix; the expectations of its columns are summed.
+    """
+    A = np.asarray(A, dtype=float)
+    V = np.asarray(v, dtype=float)
+    V = V[:, None] if V.ndim == 1 else V
+    n = A.shape[0]
+    trA = float(np.trace(A))
+    eAe = float(A.sum())
+    s1 = V.sum(axis=0)
+    s2 = (V**2).sum(axis=0)
+    return float(np.sum(s2 / n * trA + (s1**2 - s2) / (n * (n - 1)) * (eAe - trA)))

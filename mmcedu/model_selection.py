@@ -121,6 +121,7 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
 from .kernels import gamma_grid, median_gamma  # noqa: F401 - gamma_grid: the grids of searches
+from .metrics import permutation_mean_quadratic  # noqa: F401 - re-exported
 
 __all__ = [
     "LabelFreeSearch",
@@ -362,27 +363,6 @@ def estimator_kernel(estimator, X, Y=None):
 # ----------------------------------------------------------------------------------------
 # The methods' own quantities, relative to random labelings
 # ----------------------------------------------------------------------------------------
-def permutation_mean_quadratic(A, v):
-    """Exact ``E_sigma[v_sigma^T A v_sigma]`` over uniformly random permutations ``sigma``.
-
-    With ``s1 = sum_i v_i``, ``s2 = sum_i v_i^2``: ``E[v_i^2] = s2 / n`` and, for ``i != j``,
-    ``E[v_i v_j] = (s1^2 - s2) / (n (n - 1))``, so
-
-    ``E = (s2 / n) tr(A) + (s1^2 - s2) / (n (n - 1)) (e^T A e - tr(A))``.
-
-    ``v`` may be a matrix; the expectations of its columns are summed.
-    """
-    A = np.asarray(A, dtype=float)
-    V = np.asarray(v, dtype=float)
-    V = V[:, None] if V.ndim == 1 else V
-    n = A.shape[0]
-    trA = float(np.trace(A))
-    eAe = float(A.sum())
-    s1 = V.sum(axis=0)
-    s2 = (V**2).sum(axis=0)
-    return float(np.sum(s2 / n * trA + (s1**2 - s2) / (n * (n - 1)) * (eAe - trA)))
-
-
 def _one_vs_all(labels, n_clusters=None):
     _, idx = np.unique(labels, return_inverse=True)
     k = max(int(idx.max()) + 1, int(n_clusters or 0))
