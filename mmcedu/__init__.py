@@ -24,15 +24,18 @@ Estimators (scikit-learn clusterers: ``fit``, ``fit_predict``, ``labels_``, ``n_
 Choosing parameters without labels (a meta-estimator over any of the above or any
 scikit-learn clusterer; no estimator imports it):
 
-- :class:`LabelFreeSearch` in :mod:`mmcedu.model_selection`: a grid search scored by
-  stability, silhouettes, the methods' own normalized objectives, the eigengap or the
-  cluster-count plateau, parallel through joblib. ``gamma_grid(X)`` gives widths
-  around the default ``median_gamma(X)``.
+- :class:`LabelFreeSearch` in :mod:`mmcedu.model_selection`: a grid search scored by a
+  label-free criterion, parallel through joblib. ``LabelFreeSearch(UMCRLS(n_clusters=3)).fit(X)``
+  takes the estimator's recommended rule (``label_free_rule(X)``: grid, criterion, tolerance).
+- :mod:`mmcedu.criteria`: the criteria, as functions: stability, transfer stability,
+  silhouettes, the eigengap and the cluster-count plateau; the ``"objective"`` criterion is
+  each estimator's own ``objective_contrast(X)``.
 
 Core helpers (no estimator inside):
 
 - :mod:`mmcedu.kernels`: kernel matrices, the median heuristic ``median_gamma`` (the meaning
-  of ``gamma=None`` everywhere), the papers' width rules, Laplacians, centring, Nystroem.
+  of ``gamma=None`` everywhere), the one width-grid builder ``gamma_grid`` (octaves around the
+  median heuristic, or the papers' fractions of the distances), Laplacians, centring, Nystroem.
 - :mod:`mmcedu.balance`: class-balance constraints and balanced label assignments.
 - :mod:`mmcedu.partitions`: generating and combining base clusterings (ensembles, the
   co-association and majority-vote baselines).
@@ -52,7 +55,7 @@ The shared parameters (``n_clusters``, ``kernel``, ``gamma``, ``C``, ``balance``
 ``random_state``) have one meaning in every estimator; the book's introduction lists them.
 """
 
-from . import balance, datasets, exceptions, kernels, metrics, model_selection, partitions
+from . import balance, criteria, datasets, exceptions, kernels, metrics, model_selection, partitions
 from ._config import config_context, get_config, set_config
 from .emmc import EMMC
 from .gmmc import GMMC
@@ -73,6 +76,7 @@ __all__ = [
     "RobustEnsembleClustering",
     "LabelFreeSearch",
     "balance",
+    "criteria",
     "datasets",
     "exceptions",
     "kernels",

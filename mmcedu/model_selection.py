@@ -1,101 +1,23 @@
-"""Choosing a clustering estimator's parameters without labels.
+"""Choosing a clustering estimator's parameters without labels: :class:`LabelFreeSearch`.
 
-:class:`LabelFreeSearch` runs one estimator (any mmcedu estimator or any scikit-learn
-clusterer) at every point of a parameter grid, on ``n_resamples`` random subsamples of the
-data, scores every grid point with a *label-free criterion* and keeps the best one. It is
+``LabelFreeSearch`` runs one estimator (any mmcedu estimator or any scikit-learn clusterer) at
+every point of a parameter grid, on ``n_resamples`` random subsamples of the data, scores every
+grid point with a label-free criterion (:mod:`mmcedu.criteria`) and keeps the best one. It is
 organized like :class:`sklearn.model_selection.GridSearchCV`: ``best_params_``,
 ``best_estimator_``, ``best_score_``, ``best_index_`` and a ``cv_results_`` table, and every
 (grid point, resample) fit is an independent joblib task (a Dask or Ray joblib backend spreads
-them over a cluster unchanged).
+them over a cluster unchanged). Without a grid or a criterion it takes the estimator's own
+recommended rule, ``estimator.label_free_rule(X)``.
 
-Notation
---------
-``X`` holds ``n`` samples. Resample ``r`` (``r = 0 .. R-1``, ``R = n_resamples``) is a subset
-``S_r`` of ``m = round(subsample * n)`` samples drawn without replacement. The estimator with
-parameters ``theta`` (a grid point) fitted on ``S_r`` gives labels ``c_r^theta`` on ``S_r``.
-A labeling is *trivial* when it has fewer than two clusters or one cluster per sample
-(label ``-1``, scikit-learn's noise, is not counted as a cluster). Every criterion below is
-oriented so that **larger is better**.
-
-Criteria
---------
-``"stability"`` (Ben-Hur, Elisseeff & Guyon 2002)
-    ``s(theta) = mean over pairs r < t of ARI(c_r, c_t restricted to S_r & S_t)``: the
-    adjusted Rand index of two clusterings of overlapping subsamples on their common points.
-    The ARI is already normalized by random labelings *with the same cluster sizes*
-    (its expectation under the permutation model is 0, Hubert & Arabie 1985). Correction for
-    trivial answers: a pair of two trivial labelings scores NaN instead of the ARI's
-    conventional 1 (so "one cluster everywhere" is never perfectly stable), a trivial
-    labeling against a non-trivial one scores 0 (the ARI's value).
-``"transfer_stability"`` (Lange, Roth, Braun & Buhmann 2004)
-    Every fit labels all ``n`` points: its own labels on ``S_r``, and on the other points the
-    estimator's ``predict`` (or, without one, the label of the nearest point of ``S_r``).
-    For two such labelings ``a, b`` of the ``n`` points, ``d(a, b) = 1 - max_pi (1/n)
-    #{i : pi(a_i) = b_i}`` is the disagreement after the best one-to-one matching ``pi`` of
-    the clusters (Hungarian algorithm), and
-    ``S(a, b) = 1 - d(a, b) / E_sigma d(a, sigma(b))``
-    with ``sigma`` a uniformly random permutation of the ``n`` entries of ``b`` (random
-    labels with the same cluster sizes; the expectation is a Monte Carlo mean over
-    ``n_permutations=20`` permutations). This is Lange et al.'s normalized instability,
-    turned into a score: 1 for identical partitions, 0 for chance agreement.
-``"silhouette"`` (Rousseeuw 1987)
-    Mean silhouette of ``c_r`` in the input space (Euclidean), averaged over resamples.
-    Noise points (label ``-1``) are left out of the distances and contribute 0 to the mean,
-    so declaring points noise is not rewarded.
-``"kernel_silhouette"``
-    The silhouette in the feature space of the fitted estimator's kernel, with squared
-    distances ``d_ij^2 = K_ii + K_jj - 2 K_ij``. The kernel is read from the fitted estimator:
-    ``kernel="precomputed"`` (``X`` is ``K``), or an RBF kernel (``kernel="rbf"``,
-    ``affinity="rbf"``, or an estimator with a ``gamma`` and no ``kernel`` parameter) whose
-    width is the fitted ``gamma_`` when it is a positive number, else the ``gamma``
-    parameter when it is a positive number. **Fallback rule**: when no kernel can be
-    determined this way (no kernel, ``kernel="linear"``, ``gamma=None`` with no fitted scalar
-    ``gamma_``, another kernel), the input-space silhouette is used; for ``"linear"`` it is
-    the same number, for the others a warning says how many fits fell back.
-``"objective"``
-    The method's own quantity relative to its value for random labelings with the same
-    cluster sizes (:data:`OBJECTIVE_CONTRASTS`): ``1 - J(c) / E_sigma J(sigma(c))`` for
-    UMC-RLS (:func:`rls_contrast`), SDP-MMC (:func:`margin_contrast`) and EMMC
-    (:func:`elm_contrast`), and ``1 - J* / (n avg)`` for GMMC's relaxed objective
-    (:func:`gmmc_contrast`). Raw objectives are not comparable across kernel widths: they
-    change with the width for *every* labeling (e.g. UMC-RLS's ``Q`` tends to
-    ``k n alpha / (1 + alpha)`` as ``gamma -> inf`` whatever the labels); the ratio asks how
-    much better the found labels are than chance at the same width.
-``"eigengap"`` (von Luxburg 2007)
-    ``lambda_{k+1} - lambda_k`` of the normalized Laplacian ``I - D^-1/2 K D^-1/2`` of the
-    subsample's kernel, ``lambda_1 <= lambda_2 <= ...``, with ``k`` the number of clusters
-    the fit found. Eigenvalues lie in ``[0, 2]`` at every width, so gaps are comparable.
-    Needs an RBF or precomputed kernel (as for ``"kernel_silhouette"``, without fallback).
-``"plateau"`` (Lee & Daniels 2007, the q-list)
-    Along the width parameter (``gamma`` if it is in the grid, else the only numeric
-    parameter the grid varies), the number of clusters found forms runs of equal values.
-    A grid point scores its distance, in octaves (``log2`` of the width), to the nearer end of
-    its run; a run ends half-way (in ``log2``) between two grid points with different counts
-    and at the last grid point on each side. The best point is the middle of the longest run.
-    Runs of trivial counts (1 or one cluster per sample) score 0.
-
-The stability criteria are computed on the resamples; ``mean_score`` is the mean over the
-resamples whose fit is not trivial, and a grid point where more than half the fits are trivial
-or failed is not eligible (``mean_score = -inf``, ranked last). The other criteria judge one
-clustering: by default (``score_on="full"``) the fit of the grid point to all the data, which
-is not eligible when it is trivial or failed (``score_on="subsamples"``: the mean over the
-resamples, as for stability). When no grid point is eligible, :meth:`LabelFreeSearch.fit`
-raises ``ValueError`` (there is nothing to choose from).
-
-References
-----------
-.. [1] A. Ben-Hur, A. Elisseeff, I. Guyon. A stability based method for discovering structure
-   in clustered data. Pacific Symposium on Biocomputing 7:6-17, 2002.
-.. [2] T. Lange, V. Roth, M. L. Braun, J. M. Buhmann. Stability-based validation of
-   clustering solutions. Neural Computation 16(6):1299-1323, 2004.
-.. [3] L. Hubert, P. Arabie. Comparing partitions. Journal of Classification 2:193-218, 1985.
-.. [4] P. J. Rousseeuw. Silhouettes: a graphical aid to the interpretation and validation of
-   cluster analysis. J. Comput. Appl. Math. 20:53-65, 1987.
-.. [5] U. von Luxburg. A tutorial on spectral clustering. Statistics and Computing
-   17(4):395-416, 2007 (Section 8.3, the eigengap heuristic).
-.. [6] S. Ben-David, U. von Luxburg, D. Pal. A sober look at clustering stability. COLT 2006.
-.. [7] S.-H. Lee, K. Daniels. Gaussian kernel width exploration and cone cluster labeling for
-   support vector clustering. UMass Lowell, 2007 (the q-list).
+Resample ``r`` (``r = 0 .. R-1``, ``R = n_resamples``) is a subset ``S_r`` of
+``m = round(subsample * n)`` samples drawn without replacement. The stability criteria are
+computed on the resamples; ``mean_score`` is the mean over the resamples whose fit is not
+trivial, and a grid point where more than half the fits are trivial or failed is not eligible
+(``mean_score = -inf``, ranked last). The other criteria judge one clustering: by default
+(``score_on="full"``) the fit of the grid point to all the data, which is not eligible when it
+is trivial or failed (``score_on="subsamples"``: the mean over the resamples, as for
+stability). When no grid point is eligible, :meth:`LabelFreeSearch.fit` raises ``ValueError``
+(there is nothing to choose from).
 """
 
 from __future__ import annotations
@@ -105,567 +27,41 @@ import pickle
 import time
 import warnings
 from collections import Counter
+from types import SimpleNamespace
 
 import numpy as np
 from joblib import Parallel, delayed
-from scipy.linalg import eigh
-from scipy.optimize import linear_sum_assignment, minimize
-from sklearn.base import BaseEstimator, ClusterMixin, clone
+from scipy.stats import rankdata
+from sklearn.base import BaseEstimator, ClusterMixin, _fit_context, clone
 from sklearn.exceptions import FitFailedWarning
-from sklearn.metrics import adjusted_rand_score, silhouette_samples
-from sklearn.metrics.pairwise import rbf_kernel as _sk_rbf_kernel
 from sklearn.model_selection import ParameterGrid
 from sklearn.neighbors import KNeighborsClassifier
-from sklearn.utils import check_array, check_random_state
+from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.metaestimators import available_if
-from sklearn.utils.validation import check_is_fitted
+from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .kernels import gamma_grid, median_gamma  # noqa: F401 - gamma_grid: the grids of searches
-from .metrics import permutation_mean_quadratic  # noqa: F401 - re-exported
-
-__all__ = [
-    "LabelFreeSearch",
-    "CRITERIA",
-    "OBJECTIVE_CONTRASTS",
-    "n_clusters_of",
-    "is_trivial",
-    "pair_stability",
-    "matched_disagreement",
-    "transfer_stability",
-    "silhouette",
-    "kernel_silhouette",
-    "feature_space_distances",
-    "permutation_mean_quadratic",
-    "rls_contrast",
-    "gmmc_contrast",
-    "margin_contrast",
-    "elm_contrast",
-    "laplacian_eigengap",
-    "plateau_scores",
-    "gamma_grid",
-    "estimator_kernel",
-]
-
-#: Criteria known to :class:`LabelFreeSearch`; all are "larger is better".
-CRITERIA = (
-    "stability",
-    "transfer_stability",
-    "silhouette",
-    "kernel_silhouette",
-    "objective",
-    "eigengap",
-    "plateau",
+from .criteria import (
+    CRITERIA,
+    _params,
+    _positive_number,
+    estimator_kernel,
+    is_trivial,
+    kernel_silhouette,
+    laplacian_eigengap,
+    n_clusters_of,
+    pair_stability,
+    plateau_scores,
+    silhouette,
+    transfer_stability,
 )
+
+__all__ = ["LabelFreeSearch"]
+
 # criteria computed inside each fitting task (they need the fitted estimator)
 _PER_FIT = ("silhouette", "kernel_silhouette", "objective", "eigengap")
 # criteria that compare fits of different subsamples
 _RESAMPLING = ("stability", "transfer_stability")
-_N_PERMUTATIONS = 20
-
-
-# ----------------------------------------------------------------------------------------
-# Small helpers
-# ----------------------------------------------------------------------------------------
-def n_clusters_of(labels):
-    """Number of clusters of a labeling; label ``-1`` (noise) is not a cluster."""
-    labels = np.asarray(labels)
-    u = np.unique(labels)
-    return int(np.sum(u != -1))
-
-
-def is_trivial(labels):
-    """True when ``labels`` has fewer than 2 clusters or one cluster per (non-noise) sample."""
-    labels = np.asarray(labels)
-    k = n_clusters_of(labels)
-    return k < 2 or k >= np.count_nonzero(labels != -1)
-
-
-def _positive_number(value):
-    return (
-        isinstance(value, numbers.Real)
-        and not isinstance(value, bool)
-        and np.isfinite(value)
-        and value > 0
-    ) or (isinstance(value, np.ndarray) and value.ndim == 0 and np.isfinite(value) and value > 0)
-
-
-# ----------------------------------------------------------------------------------------
-# Stability
-# ----------------------------------------------------------------------------------------
-def pair_stability(labels_a, labels_b):
-    """Adjusted Rand index of two labelings of the same points, with the trivial-answer rule.
-
-    Ben-Hur et al. (2002) compare clusterings of two overlapping subsamples on their common
-    points; the ARI (Hubert & Arabie 1985) is their agreement corrected by its expectation
-    for random labelings with the same cluster sizes.
-
-    Returns
-    -------
-    float
-        The ARI; NaN when both labelings are trivial (:func:`is_trivial`), where the ARI's
-        convention would give a perfect 1 to "one cluster" against "one cluster".
-    """
-    a, b = np.asarray(labels_a), np.asarray(labels_b)
-    if a.shape != b.shape:
-        raise ValueError(f"labelings must have the same shape; got {a.shape} and {b.shape}.")
-    if a.size == 0 or (is_trivial(a) and is_trivial(b)):
-        return np.nan
-    return float(adjusted_rand_score(a, b))
-
-
-def _contingency(a, b):
-    _, ai = np.unique(a, return_inverse=True)
-    _, bi = np.unique(b, return_inverse=True)
-    C = np.zeros((ai.max() + 1, bi.max() + 1), dtype=np.int64)
-    np.add.at(C, (ai, bi), 1)
-    return C, ai, bi
-
-
-def matched_disagreement(labels_a, labels_b):
-    """``1 - max_pi (1/n) #{i : pi(a_i) = b_i}``: disagreement after the best matching.
-
-    ``pi`` ranges over one-to-one matchings of the clusters of ``a`` to those of ``b``
-    (Hungarian algorithm on the contingency table); unmatched clusters count as disagreement.
-    """
-    a, b = np.asarray(labels_a), np.asarray(labels_b)
-    C, _, _ = _contingency(a, b)
-    rows, cols = linear_sum_assignment(C, maximize=True)
-    return 1.0 - C[rows, cols].sum() / a.size
-
-
-def transfer_stability(labels_a, labels_b, *, n_permutations=_N_PERMUTATIONS, random_state=None):
-    """Lange et al.'s normalized stability of two labelings of the same ``n`` points.
-
-    ``S = 1 - d(a, b) / E_sigma d(a, sigma(b))`` with ``d`` the matched disagreement
-    (:func:`matched_disagreement`) and ``sigma`` a random permutation of the entries of ``b``
-    (random labels with the same cluster sizes), the expectation estimated from
-    ``n_permutations`` permutations. 1: identical partitions; 0: chance agreement.
-
-    Returns NaN when both labelings are trivial, 0 when exactly one is (then ``d`` equals its
-    expectation).
-
-    References
-    ----------
-    T. Lange, V. Roth, M. L. Braun, J. M. Buhmann. Stability-based validation of clustering
-    solutions. Neural Computation 16(6):1299-1323, 2004 (Section 3, normalization by the
-    stability of random labelings).
-    """
-    a, b = np.asarray(labels_a), np.asarray(labels_b)
-    if a.shape != b.shape:
-        raise ValueError(f"labelings must have the same shape; got {a.shape} and {b.shape}.")
-    ta, tb = is_trivial(a), is_trivial(b)
-    if ta and tb:
-        return np.nan
-    if ta or tb:
-        return 0.0
-    rng = check_random_state(random_state)
-    d = matched_disagreement(a, b)
-    d_rand = np.mean([matched_disagreement(a, rng.permutation(b)) for _ in range(n_permutations)])
-    if d_rand <= 0:
-        return np.nan
-    return float(1.0 - d / d_rand)
-
-
-# ----------------------------------------------------------------------------------------
-# Silhouettes
-# ----------------------------------------------------------------------------------------
-def _silhouette_from(data, labels, metric):
-    labels = np.asarray(labels)
-    if is_trivial(labels):
-        return np.nan
-    keep = labels != -1
-    if metric == "precomputed":
-        data = data[np.ix_(keep, keep)]
-    else:
-        data = data[keep]
-    kept = labels[keep]
-    if not 2 <= n_clusters_of(kept) <= kept.size - 1:
-        return np.nan
-    s = silhouette_samples(data, kept, metric=metric)
-    return float(s.sum() / labels.size)  # noise points contribute 0
-
-
-def silhouette(X, labels):
-    """Mean silhouette (Rousseeuw 1987) of ``labels`` in the input space.
-
-    ``s_i = (b_i - a_i) / max(a_i, b_i)`` with ``a_i`` the mean distance of sample ``i`` to its
-    own cluster and ``b_i`` the smallest mean distance to another cluster. Noise points
-    (label ``-1``) are left out of ``a`` and ``b`` and count 0 in the mean; a trivial labeling
-    gives NaN.
-    """
-    return _silhouette_from(np.asarray(X, dtype=float), labels, "euclidean")
-
-
-def feature_space_distances(K):
-    """Distances in the feature space of a kernel: ``sqrt(K_ii + K_jj - 2 K_ij)``."""
-    K = np.asarray(K, dtype=float)
-    d = np.diag(K)
-    D2 = d[:, None] + d[None, :] - 2.0 * K
-    np.maximum(D2, 0.0, out=D2)
-    D = np.sqrt(D2)
-    np.fill_diagonal(D, 0.0)
-    return D
-
-
-def kernel_silhouette(K, labels):
-    """Mean silhouette of ``labels`` in the feature space of the kernel matrix ``K``.
-
-    The silhouette of :func:`silhouette` with distances ``d_ij^2 = K_ii + K_jj - 2 K_ij``
-    (:func:`feature_space_distances`). For the linear kernel ``K = X X^T`` this is the
-    input-space silhouette; for the RBF kernel ``d_ij^2 = 2 - 2 exp(-gamma ||x_i - x_j||^2)``,
-    which tends to ``2 gamma ||x_i - x_j||^2`` as ``gamma -> 0`` (the input-space silhouette
-    again) and saturates at 2 for points farther apart than about ``1 / sqrt(gamma)``.
-    """
-    return _silhouette_from(feature_space_distances(K), labels, "precomputed")
-
-
-def _params(est):
-    try:
-        return est.get_params(deep=False)
-    except Exception:  # pragma: no cover - not a scikit-learn estimator
-        return {}
-
-
-def estimator_kernel(estimator, X, Y=None):
-    """The kernel matrix a fitted estimator used, or ``None`` when it cannot be determined.
-
-    Rules (in this order): ``kernel`` or ``affinity`` equal to ``"precomputed"``: ``X`` is the
-    kernel matrix (returned as is; ``Y`` is ignored). ``"linear"``: ``X Y^T``. ``"rbf"`` (or
-    no ``kernel``/``affinity`` parameter but a ``gamma`` parameter): the RBF kernel with
-    width the fitted ``gamma_`` if it is a positive number, else the ``gamma`` parameter if
-    it is a positive number. Anything else: ``None``.
-
-    Returns
-    -------
-    K : ndarray or None
-    kind : str, ``"precomputed"``, ``"linear"``, ``"rbf"`` or the reason for ``None``.
-    """
-    params = _params(estimator)
-    kind = params.get("kernel", params.get("affinity", None))
-    if kind is None and "gamma" in params:
-        kind = "rbf"
-    X = np.asarray(X, dtype=float)
-    Y = X if Y is None else np.asarray(Y, dtype=float)
-    if kind == "precomputed":
-        return X, "precomputed"
-    if kind == "linear":
-        return X @ Y.T, "linear"
-    if kind == "rbf":
-        g = getattr(estimator, "gamma_", None)
-        if not _positive_number(g):
-            g = params.get("gamma")
-        if not _positive_number(g):
-            return None, "no numeric RBF width (gamma=None and no scalar gamma_)"
-        return _sk_rbf_kernel(X, Y, gamma=float(g)), "rbf"
-    return None, f"no kernel (kernel/affinity={kind!r})"
-
-
-# ----------------------------------------------------------------------------------------
-# The methods' own quantities, relative to random labelings
-# ----------------------------------------------------------------------------------------
-def _one_vs_all(labels, n_clusters=None):
-    _, idx = np.unique(labels, return_inverse=True)
-    k = max(int(idx.max()) + 1, int(n_clusters or 0))
-    P = -np.ones((idx.size, k))
-    P[np.arange(idx.size), idx] = 1.0
-    return P
-
-
-def rls_contrast(K, labels, alpha, n_clusters=None):
-    """UMC-RLS's objective relative to random labelings: ``1 - Q(c) / E_sigma Q(sigma(c))``.
-
-    ``Q(c) = sum_h (n - p_h^T R p_h)`` with ``R = K (K + alpha I)^-1`` and ``p_h`` the +-1
-    one-vs-all vector of cluster ``h`` (Pahikkala et al. 2012, eqs. (7), (8), (10), (12));
-    ``n_clusters`` counts empty clusters (``p_h = -e``). The expectation over random
-    labelings with the same cluster sizes is exact (:func:`permutation_mean_quadratic`).
-    0: no better than chance; 1: a perfect fit (``Q = 0``).
-
-    Why the ratio: ``Q`` of *every* labeling falls as the kernel narrows (``R -> I / (1 +
-    alpha)``, ``Q -> k n alpha / (1 + alpha)`` as ``gamma -> inf``), so raw ``Q`` always prefers
-    the narrowest kernel.
-    """
-    K = np.asarray(K, dtype=float)
-    s, V = np.linalg.eigh((K + K.T) / 2)
-    s = np.clip(s, 0.0, None)
-    R = (V * (s / (s + alpha))) @ V.T
-    P = _one_vs_all(labels, n_clusters)
-    n, k = P.shape
-    Q = k * n - float(np.sum(P * (R @ P)))
-    Q_rand = k * n - permutation_mean_quadratic(R, P)
-    if Q_rand <= 0:
-        return np.nan
-    return float(1.0 - Q / Q_rand)
-
-
-def _normalized_laplacian_parts(K):
-    d = K.sum(axis=1)
-    if np.any(d <= 0):
-        return None, None
-    r = 1.0 / np.sqrt(d)
-    L = np.eye(K.shape[0]) - r[:, None] * K * r[None, :]
-    return (L + L.T) / 2, d
-
-
-def gmmc_contrast(K, objective, *, laplacian="normalized", variant="repaired", min_affinity=0.5):
-    """GMMC's relaxed objective relative to an average balanced cut: ``1 - J* / (n avg)``.
-
-    ``J*`` is the optimum of GMMC's relaxation (``objective_``), ``<M, W>`` minimized over
-    ``W >= 0``, ``W_ii >= 1``, and ``avg = tr(H M H) / (n - 1)`` (``H = I - e e^T / n``) is the
-    mean of ``z^T M z / ||z||^2`` over random directions ``z`` orthogonal to ``e``: the
-    expected value per sample of a random balanced cut. ``M`` is the reduced matrix of
-    Valizadegan & Jin (2006) built from the Laplacian of ``K`` (``"normalized"``:
-    ``I - D^-1/2 K D^-1/2``, ``"unnormalized"``: ``D - K``) with the bias eliminated as in
-    ``variant``; its balance term ``Ce e e^T`` is annihilated by ``H`` and does not matter.
-    0: no better than a random balanced cut; 1: a cut of value 0.
-
-    Widths at which some sample is nearly isolated give NaN (the *isolation guard*):
-    ``min_i sum_{j != i} K_ij < min_affinity``. There ``L`` degenerates (``K -> I`` gives
-    ``L -> 0``) and the ratio tends to 0/0, so the contrast of the narrowest widths says more
-    about the width than about the cut.
-
-    Parameters
-    ----------
-    K : array-like of shape (n_samples, n_samples)
-        The kernel matrix of the clustered samples.
-    objective : float
-        GMMC's relaxed optimum ``J*`` at this kernel (``GMMC.objective_``).
-    laplacian : {"normalized", "unnormalized"}, default="normalized"
-        The Laplacian of ``K``, as in :class:`mmcedu.GMMC`.
-    variant : {"repaired", "printed"}, default="repaired"
-        The bias elimination, as in :class:`mmcedu.GMMC`.
-    min_affinity : float, default=0.5
-        The isolation guard: NaN when some sample's off-diagonal affinities sum to less than
-        this. 0 turns the guard off (only a degenerate ``L`` gives NaN). The default was
-        chosen among {1, 0.5, 0.25, 0.1, 0} by a pre-registered study on ten held-out
-        two-class tasks and seeds 100-104, none of them a task of
-        :mod:`mmcedu_lab.comparison` (``benchmarks/studies/gmmc_guard_heldout.py``,
-        ``benchmarks/results/gmmc_guard_heldout.md``), by the mean gap to the best grid
-        point of the comparison's GMMC grid. In the deciding run (after GMMC's default
-        balance weight changed) the gaps were 0.0849 (guard 1, the earlier value), 0.0639
-        (0.5), 0.0645 (0.25), 0.0603 (0.1) and 0.3841 (0): 0.5, 0.25 and 0.1 lie within the
-        pre-registered tie margin 0.005 of the smallest, and the tie rule takes the largest.
-
-    Returns
-    -------
-    float
-        ``1 - J* / (n avg)``; NaN when ``n < 3``, when the guard applies or when ``avg`` is
-        not positive.
-    """
-    K = np.asarray(K, dtype=float)
-    n = K.shape[0]
-    if n < 3 or np.min(K.sum(axis=1) - np.diag(K)) < min_affinity:
-        return np.nan
-    e = np.ones(n)
-    if laplacian == "unnormalized":
-        M = np.diag(K.sum(axis=1)) - K
-    else:
-        L, d = _normalized_laplacian_parts(K)
-        if L is None:
-            return np.nan
-        Le = L @ e
-        if variant == "printed":
-            M = L - np.outer(Le, Le) / float(e @ Le)
-        else:
-            u = np.sqrt(d) / np.linalg.norm(np.sqrt(d))
-            b = -u / float(u @ e)
-            M = L + np.outer(b, Le) + np.outer(Le, b) + float(e @ Le) * np.outer(b, b)
-    Mc = M - M.mean(axis=0)[None, :] - M.mean(axis=1)[:, None] + M.mean()
-    avg = float(np.trace(Mc)) / (n - 1)
-    if not avg > 0:
-        return np.nan
-    return float(1.0 - objective / (n * avg))
-
-
-def _svm_dual_value(G, C):
-    """``max_{0 <= a <= C} 2 e^T a - a^T G a`` by L-BFGS-B (a box-constrained concave QP)."""
-    n = G.shape[0]
-
-    def f(a):
-        Ga = G @ a
-        return float(a @ Ga - 2.0 * a.sum()), 2.0 * Ga - 2.0
-
-    res = minimize(f, np.full(n, min(C, 1.0) / 2), jac=True, method="L-BFGS-B",
-                   bounds=[(0.0, C)] * n, options={"maxiter": 5000, "ftol": 1e-12, "gtol": 1e-9})
-    return -float(res.fun)
-
-
-def margin_contrast(K, labels, C, *, n_labelings=5, center=True, random_state=None):
-    """SDP-MMC's margin objective relative to random labelings: ``1 - w(y) / E_sigma w(sigma(y))``.
-
-    ``w(y) = max_{0 <= a <= C} 2 a^T e - a^T (K o y y^T) a`` is the soft-margin SVM dual value
-    of the +-1 labels ``y`` (Xu et al. 2004; small ``w`` = large margin), with ``K`` centred in
-    feature space when ``center`` (the relaxation has no bias). The expectation over random
-    labelings with the same cluster sizes is a mean over ``n_labelings`` permutations.
-    Two clusters only (NaN otherwise, and for ``C=None``: the hard-margin value of a random
-    labeling is infinite).
-    """
-    labels = np.asarray(labels)
-    if C is None or n_clusters_of(labels) != 2 or np.any(labels == -1):
-        return np.nan
-    K = np.asarray(K, dtype=float)
-    if center:
-        K = K - K.mean(axis=0)[None, :] - K.mean(axis=1)[:, None] + K.mean()
-    y = np.where(labels == np.unique(labels)[0], 1.0, -1.0)
-    rng = check_random_state(random_state)
-    w = _svm_dual_value(K * np.outer(y, y), C)
-    w_rand = np.mean([
-        _svm_dual_value(K * np.outer(ys, ys), C)
-        for ys in (rng.permutation(y) for _ in range(n_labelings))
-    ])
-    if not w_rand > 0:
-        return np.nan
-    return float(1.0 - w / w_rand)
-
-
-def elm_contrast(H, labels, C, *, output="single", n_clusters=None):
-    """EMMC's objective relative to random labelings: ``1 - J(T) / E_sigma J(sigma(T))``.
-
-    For fixed targets ``T`` the ELM objective ``1/2 ||beta||^2 + C/2 ||H beta - T||^2``
-    minimized over ``beta`` is ``J(T) = 1/2 tr(T^T (H H^T + I / C)^-1 T)`` (ridge regression,
-    Woodbury identity); the targets are built from the labels as EMMC builds them (+-1 for
-    one output and two clusters, ``1..m`` for one output and ``m`` clusters, one-hot for
-    ``output="multi"``). The expectation is exact (:func:`permutation_mean_quadratic`).
-    """
-    H = np.asarray(H, dtype=float)
-    labels = np.asarray(labels)
-    _, idx = np.unique(labels, return_inverse=True)
-    m = max(int(idx.max()) + 1, int(n_clusters or 0))
-    if output == "single" and m == 2:
-        T = np.where(idx == 1, 1.0, -1.0)[:, None]
-    elif output == "single":
-        T = (idx + 1.0)[:, None]
-    else:
-        T = np.zeros((idx.size, m))
-        T[np.arange(idx.size), idx] = 1.0
-    A = H @ H.T
-    A[np.diag_indices_from(A)] += 1.0 / C
-    A = np.linalg.inv(A)
-    J = 0.5 * float(np.sum(T * (A @ T)))
-    J_rand = 0.5 * permutation_mean_quadratic(A, T)
-    if not J_rand > 0:
-        return np.nan
-    return float(1.0 - J / J_rand)
-
-
-def _objective_umcrls(est, X, labels, seed):
-    K, _ = estimator_kernel(est, X)
-    if K is None:
-        return np.nan
-    return rls_contrast(K, labels, float(_params(est)["alpha"]), _params(est).get("n_clusters"))
-
-
-def _objective_gmmc(est, X, labels, seed):
-    K, _ = estimator_kernel(est, X)
-    obj = getattr(est, "objective_", None)
-    if K is None or obj is None:
-        return np.nan
-    p = _params(est)
-    return gmmc_contrast(K, float(obj), laplacian=p.get("laplacian", "normalized"),
-                         variant=p.get("variant", "repaired"))
-
-
-def _objective_sdpmmc(est, X, labels, seed):
-    K, _ = estimator_kernel(est, X)
-    if K is None:
-        return np.nan
-    p = _params(est)
-    return margin_contrast(K, labels, p.get("C", 1.0), center=p.get("center", True),
-                           random_state=seed)
-
-
-_ACTIVATIONS = {
-    "sigmoid": lambda Z: 1.0 / (1.0 + np.exp(-Z)),
-    "tanh": np.tanh,
-    "relu": lambda Z: np.maximum(Z, 0.0),
-}
-
-
-def _objective_emmc(est, X, labels, seed):
-    W, b = getattr(est, "input_weights_", None), getattr(est, "biases_", None)
-    p = _params(est)
-    act = _ACTIVATIONS.get(p.get("activation", "sigmoid"))
-    if W is None or b is None or act is None:
-        return np.nan
-    H = act(np.asarray(X, dtype=float) @ W + b)
-    return elm_contrast(H, labels, float(p["C"]), output=p.get("output", "single"),
-                        n_clusters=p.get("n_clusters"))
-
-
-#: Class name -> ``f(fitted_estimator, X, labels, seed) -> float``: the ``"objective"``
-#: criterion of each method (keyed by class name so that it does not depend on where the
-#: class is defined). Add an entry to support another estimator.
-OBJECTIVE_CONTRASTS = {
-    "UMCRLS": _objective_umcrls,
-    "GMMC": _objective_gmmc,
-    "SDPMMC": _objective_sdpmmc,
-    "EMMC": _objective_emmc,
-}
-
-
-# ----------------------------------------------------------------------------------------
-# Eigengap and plateau
-# ----------------------------------------------------------------------------------------
-def laplacian_eigengap(K, n_clusters):
-    """``lambda_{k+1} - lambda_k`` of the normalized Laplacian ``I - D^-1/2 K D^-1/2``.
-
-    ``lambda_1 <= lambda_2 <= ...`` are its eigenvalues (in ``[0, 2]``), ``k = n_clusters``.
-    A large gap after the ``k``-th eigenvalue says that the graph of ``K`` has ``k`` nearly
-    disconnected parts (von Luxburg 2007, Section 8.3). NaN when a degree is 0 or
-    ``k`` is not in ``1 .. n - 1``.
-    """
-    K = np.asarray(K, dtype=float)
-    n = K.shape[0]
-    k = int(n_clusters)
-    if not 1 <= k <= n - 1:
-        return np.nan
-    L, _ = _normalized_laplacian_parts(K)
-    if L is None:
-        return np.nan
-    lam = eigh(L, eigvals_only=True, subset_by_index=[0, k], check_finite=False)
-    return float(lam[k] - lam[k - 1])
-
-
-def plateau_scores(widths, counts, n_samples):
-    """Distance (in octaves) of each width to the nearer end of its constant-count run.
-
-    Parameters
-    ----------
-    widths : array-like of shape (p,)
-        Positive widths (any order).
-    counts : array-like of shape (p,)
-        Number of clusters found at each width.
-    n_samples : int
-        Counts ``< 2`` or ``>= n_samples`` are trivial: their runs score 0.
-
-    Returns
-    -------
-    scores : ndarray of shape (p,)
-        For a point in a run of equal counts over the sorted widths ``w_a .. w_b``, the run
-        spans ``[l, r]`` in ``log2`` width, with ``l`` half-way between ``log2 w_{a-1}`` and
-        ``log2 w_a`` (``log2 w_a`` at the first grid point) and ``r`` likewise; the score is
-        ``min(log2 w - l, r - log2 w)``. It is largest at the middle of the longest run.
-    """
-    w = np.asarray(widths, dtype=float)
-    c = np.asarray(counts)
-    if np.any(~(w > 0)):
-        raise ValueError("plateau_scores needs positive widths.")
-    order = np.argsort(w, kind="stable")
-    lw, cs = np.log2(w[order]), c[order]
-    p = lw.size
-    out = np.zeros(p)
-    a = 0
-    while a < p:
-        b = a
-        while b + 1 < p and cs[b + 1] == cs[a]:
-            b += 1
-        if 2 <= cs[a] < n_samples:
-            left = lw[a] if a == 0 else (lw[a - 1] + lw[a]) / 2
-            right = lw[b] if b == p - 1 else (lw[b] + lw[b + 1]) / 2
-            out[a : b + 1] = np.minimum(lw[a : b + 1] - left, right - lw[a : b + 1])
-        a = b + 1
-    scores = np.empty(p)
-    scores[order] = out
-    return scores
 
 
 # ----------------------------------------------------------------------------------------
@@ -733,8 +129,7 @@ def _criterion_value(name, est, Xs, labels, pairwise, seed):
             return silhouette(Xs, labels), None
         return kernel_silhouette(K, labels), None
     if name == "objective":
-        fn = OBJECTIVE_CONTRASTS[type(est).__name__]
-        return fn(est, Xs, labels, seed), None
+        return float(est.objective_contrast(Xs, random_state=seed)), None
     if name == "eigengap":
         K, kind = (Xs, "precomputed") if pairwise else estimator_kernel(est, Xs)
         if K is None or kind == "linear":
@@ -797,6 +192,14 @@ def _fit_task(estimator, params, X, idx, seed, per_fit, transfer, pairwise, set_
 
 def _summarize_caught(caught):
     return [(w.category, str(w.message).splitlines()[0][:200]) for w in caught]
+
+
+def _count(t):
+    return np.nan if t["labels"] is None else n_clusters_of(t["labels"])
+
+
+def _trivial(t):
+    return t["labels"] is None or is_trivial(t["labels"])
 
 
 # ----------------------------------------------------------------------------------------
@@ -888,13 +291,16 @@ class LabelFreeSearch(ClusterMixin, BaseEstimator):
         :class:`~sklearn.cluster.KMeans`, :class:`~sklearn.cluster.SpectralClustering`,
         :class:`~sklearn.cluster.AgglomerativeClustering`, :class:`~sklearn.cluster.DBSCAN`,
         :class:`~sklearn.cluster.HDBSCAN`, :class:`~sklearn.mixture.GaussianMixture`, ...).
-    param_grid : dict or list of dicts
+    param_grid : dict or list of dicts, default=None
         As in :class:`~sklearn.model_selection.GridSearchCV`; ``n_clusters`` may be in it
-        (the number of clusters is then chosen by the criterion too).
-    criterion : str or list of str, default="stability"
-        One of :data:`CRITERIA`, or several: all are computed from the same fits and reported
-        in ``cv_results_`` with the criterion's name as suffix; the first one chooses and
-        the second one breaks its ties (see ``tolerance``).
+        (the number of clusters is then chosen by the criterion too). ``None``: the grid of
+        the estimator's recommended rule, ``estimator.label_free_rule(X)`` (every mmcedu
+        estimator has one; its docstring states it).
+    criterion : str or list of str, default=None
+        One of :data:`~mmcedu.criteria.CRITERIA`, or several: all are computed from the same
+        fits and reported in ``cv_results_`` with the criterion's name as suffix; the first
+        one chooses and the second one breaks its ties (see ``tolerance``). ``None``: the
+        criterion of the estimator's recommended rule, else ``"stability"``.
     n_resamples : int, default=10
         Subsamples per grid point (``"stability"`` compares all pairs of them and needs
         at least 2).
@@ -915,9 +321,11 @@ class LabelFreeSearch(ClusterMixin, BaseEstimator):
         the scored clustering is the one ``refit`` returns); ``"subsamples"``: averaged over
         the subsample fits. The stability criteria always use the subsamples; with only
         full-data criteria no subsample is fitted.
-    tolerance : float, default=0.0
+    tolerance : float, default=None
         Grid points whose mean score (first criterion) is within ``tolerance`` of the best
         count as equally good; with several criteria the second one chooses among them.
+        ``None``: the tolerance of the estimator's recommended rule when ``criterion`` is
+        ``None`` too, else 0.
         Example: ``criterion=["transfer_stability", "objective"], tolerance=0.1`` keeps the
         grid points nearly as stable as the most stable one and takes the one whose own
         objective is best relative to chance.
@@ -945,6 +353,9 @@ class LabelFreeSearch(ClusterMixin, BaseEstimator):
     n_clusters_ : int
         Clusters in ``labels_`` (noise ``-1`` not counted).
     criteria_ : list of str
+        The criteria used (the first chose).
+    tolerance_ : float
+        The tolerance used.
     n_splits_ : int
         Number of subsamples fitted per grid point (0 when no criterion needs them).
     resample_indices_ : list of ndarrays
@@ -961,20 +372,44 @@ class LabelFreeSearch(ClusterMixin, BaseEstimator):
     ...                          criterion="silhouette", n_resamples=4, random_state=0)
     >>> search.fit(X).best_params_
     {'n_clusters': 3}
+
+    An mmcedu estimator brings its own recommended grid, criterion and tolerance:
+
+    >>> from mmcedu import UMCRLS
+    >>> from mmcedu.datasets import two_circles
+    >>> X, y = two_circles(120, noise=0.05, random_state=0)
+    >>> search = LabelFreeSearch(UMCRLS(n_clusters=2), n_resamples=3, random_state=0).fit(X)
+    >>> search.criteria_, search.tolerance_
+    (['transfer_stability', 'objective'], 0.1)
     """
+
+
+    _parameter_constraints: dict = {
+        "estimator": [HasMethods(["fit"])],
+        "param_grid": [dict, list, None],
+        "criterion": [StrOptions(set(CRITERIA)), list, tuple, None],
+        "n_resamples": [Interval(numbers.Integral, 1, None, closed="left")],
+        "subsample": [Interval(numbers.Real, 0, 1, closed="right")],
+        "n_jobs": [numbers.Integral, None],
+        "random_state": ["random_state"],
+        "score_on": [StrOptions({"full", "subsamples"})],
+        "tolerance": [Interval(numbers.Real, 0, None, closed="left"), None],
+        "refit": ["boolean"],
+        "verbose": ["verbose"],
+    }
 
     def __init__(
         self,
         estimator,
-        param_grid,
+        param_grid=None,
         *,
-        criterion="stability",
+        criterion=None,
         n_resamples=10,
         subsample=0.8,
         n_jobs=None,
         random_state=None,
         score_on="full",
-        tolerance=0.0,
+        tolerance=None,
         refit=True,
         verbose=0,
     ):
@@ -995,9 +430,23 @@ class LabelFreeSearch(ClusterMixin, BaseEstimator):
         tags.input_tags.pairwise = _is_pairwise(self.estimator)
         return tags
 
-    # -- validation ----------------------------------------------------------------------
-    def _criteria(self):
-        crit = [self.criterion] if isinstance(self.criterion, str) else list(self.criterion)
+    # -- the rule: grid, criteria, tolerance -------------------------------------------
+    def _rule(self, X):
+        """``(candidates, criteria, tolerance)``: the given ones, else the estimator's rule."""
+        rule = {}
+        if (self.param_grid is None or self.criterion is None) and hasattr(
+            self.estimator, "label_free_rule"
+        ):
+            rule = self.estimator.label_free_rule(X)
+        grid = self.param_grid if self.param_grid is not None else rule.get("param_grid")
+        if grid is None:
+            raise ValueError(
+                f"param_grid=None takes the estimator's recommended grid, but "
+                f"{type(self.estimator).__name__} has no label_free_rule(X); pass a grid, "
+                "e.g. {'n_clusters': [2, 3, 4, 5]}."
+            )
+        crit = self.criterion if self.criterion is not None else rule.get("criterion", "stability")
+        crit = [crit] if isinstance(crit, str) else list(crit)
         if not crit:
             raise ValueError("criterion is empty; choose from " + ", ".join(CRITERIA) + ".")
         for c in crit:
@@ -1005,36 +454,48 @@ class LabelFreeSearch(ClusterMixin, BaseEstimator):
                 raise ValueError(f"Unknown criterion {c!r}; choose from {', '.join(CRITERIA)}.")
         if len(set(crit)) != len(crit):
             raise ValueError(f"criterion lists a name twice: {crit}.")
-        return crit
+        if self.tolerance is not None:
+            tolerance = float(self.tolerance)
+        else:
+            tolerance = float(rule.get("tolerance", 0.0)) if self.criterion is None else 0.0
+        return _check_grid(grid, self.estimator), crit, tolerance
 
-    def _check_params(self, n):
-        crit = self._criteria()
+    def _plan(self, n, crit):
+        """The subsamples, seeds and per-fit criteria of a search over ``n`` samples."""
         R = self.n_resamples
-        if not isinstance(R, numbers.Integral) or R < 1:
-            raise ValueError(f"n_resamples must be a positive integer; got {R!r}.")
         if ("stability" in crit or "transfer_stability" in crit) and R < 2:
             raise ValueError("The stability criteria compare pairs of fits: n_resamples >= 2.")
-        if self.score_on not in ("full", "subsamples"):
-            raise ValueError(f"score_on must be 'full' or 'subsamples'; got {self.score_on!r}.")
-        if not isinstance(self.tolerance, numbers.Real) or not self.tolerance >= 0:
-            raise ValueError(f"tolerance must be a number >= 0; got {self.tolerance!r}.")
-        f = self.subsample
-        if not isinstance(f, numbers.Real) or not 0 < f <= 1:
-            raise ValueError(f"subsample must be a fraction in (0, 1]; got {f!r}.")
-        m = int(round(f * n))
+        m = int(round(self.subsample * n))
         if m < 3:
             raise ValueError(
-                f"subsample={f} of n_samples={n} leaves {m} samples per fit; at least 3 are "
-                "needed. Use a larger subsample."
+                f"subsample={self.subsample} of n_samples={n} leaves {m} samples per fit; at "
+                "least 3 are needed. Use a larger subsample."
             )
-        if "objective" in crit and type(self.estimator).__name__ not in OBJECTIVE_CONTRASTS:
+        if "objective" in crit and not hasattr(self.estimator, "objective_contrast"):
             raise ValueError(
-                f"criterion='objective' is defined for {sorted(OBJECTIVE_CONTRASTS)}, not for "
-                f"{type(self.estimator).__name__}; use 'stability' or 'silhouette'."
+                f"criterion='objective' needs an estimator with an objective_contrast(X) method "
+                f"(UMCRLS, GMMC, SDPMMC, EMMC), not {type(self.estimator).__name__}; use "
+                "'stability' or 'silhouette'."
             )
-        return crit, m
+        base = int(check_random_state(self.random_state).randint(np.iinfo(np.int32).max))
+        on_full = self.score_on == "full"
+        full_scored = [c for c in crit if c not in _RESAMPLING] if on_full else []
+        R = int(R) if (any(c in _RESAMPLING for c in crit) or not on_full) else 0
+        params = self.estimator.get_params(deep=False)
+        return SimpleNamespace(
+            n=n, m=m, R=R, base=base, full_scored=full_scored,
+            subsets=[_subsample(base, r, n, m) for r in range(R)],
+            seeds=[_seed_for(base, r, 1) for r in range(R)],
+            full_seed=_seed_for(base, 0, 2),  # also the refit's seed; independent of R
+            set_seed="random_state" in params and params["random_state"] is None,
+            per_fit_sub=[] if on_full else [c for c in crit if c in _PER_FIT],
+            per_fit_full=[c for c in full_scored if c in _PER_FIT],
+            transfer="transfer_stability" in crit,
+            pairwise=_is_pairwise(self.estimator),
+        )
 
     # -- fit -----------------------------------------------------------------------------
+    @_fit_context(prefer_skip_nested_validation=False)
     def fit(self, X, y=None):
         """Score every grid point and (``refit=True``) fit the best one on all of ``X``.
 
@@ -1048,47 +509,43 @@ class LabelFreeSearch(ClusterMixin, BaseEstimator):
         -------
         self
         """
-        X = check_array(X, dtype=None)
-        n = X.shape[0]
-        self.n_features_in_ = X.shape[1]
-        crit, m = self._check_params(n)
-        candidates = _check_grid(self.param_grid, self.estimator)
-        width = _width_param(candidates) if "plateau" in crit else None
-        pairwise = _is_pairwise(self.estimator)
-        rng = check_random_state(self.random_state)
-        base = int(rng.randint(np.iinfo(np.int32).max))
-        G = len(candidates)
-        resampling = [c for c in crit if c in _RESAMPLING]
-        on_full = self.score_on == "full"
-        full_scored = [c for c in crit if c not in _RESAMPLING] if on_full else []
-        R = int(self.n_resamples) if (resampling or not on_full) else 0
-        subsets = [_subsample(base, r, n, m) for r in range(R)]
-        seeds = [_seed_for(base, r, 1) for r in range(R)]
-        full_seed = _seed_for(base, 0, 2)  # also the refit's seed; independent of R
-        set_seed = (
-            "random_state" in self.estimator.get_params(deep=False)
-            and self.estimator.get_params(deep=False)["random_state"] is None
+        X = validate_data(self, X, dtype=None)
+        candidates, crit, tolerance = self._rule(X)
+        plan = self._plan(X.shape[0], crit)
+        res, full = self._fit_grid(X, candidates, plan)
+        scores, counts, trivial, full_counts = self._score(candidates, crit, res, full, plan)
+        self.cv_results_ = self._results(
+            candidates, crit, scores, counts, trivial, res, full, full_counts, plan.full_scored
         )
-        per_fit_sub = [] if on_full else [c for c in crit if c in _PER_FIT]
-        per_fit_full = [c for c in full_scored if c in _PER_FIT]
-        transfer = "transfer_stability" in crit
+        self._choose(candidates, crit, tolerance, plan)
+        if self.refit:
+            est = clone(self.estimator).set_params(**self.best_params_)
+            if plan.set_seed:
+                est.set_params(random_state=plan.full_seed)
+            self.labels_ = _fit_labels(est, X)
+            self.best_estimator_ = est
+            self.n_clusters_ = n_clusters_of(self.labels_)
+        return self
 
+    def _fit_grid(self, X, candidates, plan):
+        """Every (grid point, resample) fit and every full-data fit, as joblib tasks."""
+        G, R = len(candidates), plan.R
         tasks = [(g, r) for g in range(G) for r in range(R)]
-        if full_scored:
+        if plan.full_scored:
             tasks += [(g, -1) for g in range(G)]
-        everything = np.arange(n)
+        everything = np.arange(plan.n)
         results = Parallel(n_jobs=self.n_jobs, verbose=max(0, int(self.verbose) - 1))(
             delayed(_fit_task)(
                 self.estimator, candidates[g], X,
-                subsets[r] if r >= 0 else everything,
-                seeds[r] if r >= 0 else full_seed,
-                per_fit_sub if r >= 0 else per_fit_full,
-                transfer and r >= 0, pairwise, set_seed,
+                plan.subsets[r] if r >= 0 else everything,
+                plan.seeds[r] if r >= 0 else plan.full_seed,
+                plan.per_fit_sub if r >= 0 else plan.per_fit_full,
+                plan.transfer and r >= 0, plan.pairwise, plan.set_seed,
             )
             for g, r in tasks
         )
         res = [[results[g * R + r] for r in range(R)] for g in range(G)]
-        full = [results[G * R + g] for g in range(G)] if full_scored else None
+        full = [results[G * R + g] for g in range(G)] if plan.full_scored else None
         self._report_problems(
             [row + ([full[g]] if full else []) for g, row in enumerate(res)], candidates
         )
@@ -1098,80 +555,67 @@ class LabelFreeSearch(ClusterMixin, BaseEstimator):
                 exc.add_note("Every fit of LabelFreeSearch failed; this is the first error.")
                 raise exc
             raise ValueError(f"Every fit failed; the first error: {results[0]['error']}")
+        return res, full
 
-        def _count(t):
-            return np.nan if t["labels"] is None else n_clusters_of(t["labels"])
-
-        def _trivial(t):
-            return t["labels"] is None or is_trivial(t["labels"])
-
-        counts = np.array([[_count(res[g][r]) for r in range(R)] for g in range(G)]).reshape(G, R)
-        trivial = np.array([[_trivial(res[g][r]) for r in range(R)] for g in range(G)],
-                           dtype=bool).reshape(G, R)
+    def _score(self, candidates, crit, res, full, plan):
+        """Per criterion, the per-split scores ``(G, splits)`` and the eligible grid points."""
+        G, R = len(candidates), plan.R
+        width = _width_param(candidates) if "plateau" in crit else None
+        counts = np.array([[_count(t) for t in row] for row in res], dtype=float).reshape(G, R)
+        trivial = np.array([[_trivial(t) for t in row] for row in res], dtype=bool).reshape(G, R)
+        full_counts = full_trivial = None
         if full:
             full_counts = np.array([_count(t) for t in full], dtype=float)
             full_trivial = np.array([_trivial(t) for t in full])
-
-        scores = {}  # criterion -> (per-split scores (G, splits), eligible (G,))
+        scores = {}
         for c in crit:
-            if c in full_scored:
+            if c in plan.full_scored:
                 if c == "plateau":
-                    S = self._plateau(candidates, width, full_counts[:, None], n, G, 1)
+                    S = self._plateau(candidates, width, full_counts[:, None], plan.n, G, 1)
                 else:
-                    S = np.array([[full[g]["scores"].get(c, np.nan)] for g in range(G)], float)
+                    S = np.array([[t["scores"].get(c, np.nan)] for t in full], dtype=float)
                 S[full_trivial] = np.nan
                 scores[c] = (S, ~full_trivial)
                 continue
             if c in _PER_FIT:
-                S = np.array([[res[g][r]["scores"].get(c, np.nan) for r in range(R)]
-                              for g in range(G)], dtype=float).reshape(G, R)
+                S = np.array([[t["scores"].get(c, np.nan) for t in row] for row in res],
+                             dtype=float).reshape(G, R)
             elif c == "stability":
-                S = self._stability(res, subsets, G, R)
+                S = self._stability(res, plan.subsets, G, R)
             elif c == "transfer_stability":
-                S = self._transfer_stability(res, base, G, R)
+                S = self._transfer_stability(res, plan.base, G, R)
             else:  # plateau on the subsamples
-                S = self._plateau(candidates, width, counts, m, G, R)
+                S = self._plateau(candidates, width, counts, plan.m, G, R)
             S[trivial] = np.nan
             scores[c] = (S, trivial.sum(axis=1) <= R / 2)
+        return scores, counts, trivial, full_counts
 
-        self.cv_results_ = self._results(
-            candidates, crit, scores, counts, trivial, res, full,
-            full_counts if full else None, full_scored,
-        )
-        key = "mean_score" if len(crit) == 1 else f"mean_score_{crit[0]}"
-        means = self.cv_results_[key]
-        k_key = "mean_n_clusters" if R else "full_n_clusters"
-        if crit[0] in full_scored:
-            k_key = "full_n_clusters"
+    def _choose(self, candidates, crit, tolerance, plan):
+        """``best_index_`` and the other results of the choice (or a ValueError: none eligible)."""
+        res = self.cv_results_
+        means = res["mean_score" if len(crit) == 1 else f"mean_score_{crit[0]}"]
+        k_key = "full_n_clusters" if (crit[0] in plan.full_scored or not plan.R) else "mean_n_clusters"
         if not np.isfinite(means).any():
             raise ValueError(
                 f"criterion {crit[0]!r} cannot be computed at any grid point: at every grid "
                 "point the fits gave a trivial clustering (one cluster, or one per sample; for "
                 "scores on subsamples: more than half of them) or failed, or the criterion was "
                 "undefined (see the warnings). Numbers of clusters per grid point: "
-                f"{np.round(self.cv_results_[k_key], 2).tolist()}. Widen the grid (e.g. "
-                "larger kernel widths gamma or another n_clusters) or choose another criterion."
+                f"{np.round(res[k_key], 2).tolist()}. Widen the grid (e.g. larger kernel widths "
+                "gamma or another n_clusters) or choose another criterion."
             )
-        second = self.cv_results_[f"mean_score_{crit[1]}"] if len(crit) > 1 else None
-        self.best_index_ = _best_index(means, self.cv_results_[k_key], self.tolerance, second)
+        second = res[f"mean_score_{crit[1]}"] if len(crit) > 1 else None
+        self.best_index_ = _best_index(means, res[k_key], tolerance, second)
         self.best_params_ = dict(candidates[self.best_index_])
         self.best_score_ = float(means[self.best_index_])
         self.criteria_ = crit
-        self.n_splits_ = R
-        self.resample_indices_ = subsets
+        self.tolerance_ = tolerance
+        self.n_splits_ = plan.R
+        self.resample_indices_ = plan.subsets
         if self.verbose:
-            for g in range(G):
+            for g, c in enumerate(candidates):
                 mark = "*" if g == self.best_index_ else " "
-                print(f"{mark} {candidates[g]}  score={means[g]:.4f}  "
-                      f"clusters={self.cv_results_[k_key][g]:.2f}")
-        if self.refit:
-            est = clone(self.estimator).set_params(**self.best_params_)
-            if set_seed:
-                est.set_params(random_state=full_seed)
-            self.labels_ = _fit_labels(est, X)
-            self.best_estimator_ = est
-            self.n_clusters_ = n_clusters_of(self.labels_)
-        return self
+                print(f"{mark} {c}  score={means[g]:.4f}  clusters={res[k_key][g]:.2f}")
 
     @staticmethod
     def _pair_means(G, R, agreement):
@@ -1255,8 +699,6 @@ class LabelFreeSearch(ClusterMixin, BaseEstimator):
                 out["n_trivial"] = trivial.sum(axis=1)
         if full_counts is not None:
             out["full_n_clusters"] = full_counts
-        from scipy.stats import rankdata
-
         for c in crit:
             sfx = "" if len(crit) == 1 else f"_{c}"
             S, eligible = scores[c]

@@ -182,7 +182,7 @@ CORE = {"balance", "datasets", "kernels", "metrics", "partitions", "report", "ex
         "_validation", "_cvxpy", "_box_qp"}
 ESTIMATOR_MODULES = {"sdp_mmc", "gmmc", "umc_rls", "emmc", "support_vector_clustering",
                      "robust_ensemble"}
-META_MODULES = {"model_selection"}
+META_MODULES = {"model_selection", "criteria"}
 
 
 def _package_modules():

@@ -28,14 +28,18 @@ def test_tasks_are_sized_standardized_and_labelled():
 
 def test_every_method_has_a_budget_of_at_most_g_points_and_a_rule():
     X, y, k = comparison.load_task("moons", 0)
-    for m, (setup, criterion, *_) in comparison.METHODS.items():
-        est, grid = setup(X, k, 0)
+    rules = comparison.rules(X, k)
+    for m, spec in comparison.METHODS.items():
+        est, grid, criterion, tolerance = spec.setup(X, k, 0)
         if grid is None:
-            assert criterion is None, m
+            assert criterion is None and rules[m] == "none (k given)", m
             continue
         (values,) = grid.values()
         assert len(values) == comparison.GRID_SIZE, m
-        assert m in comparison.RULES and criterion, m
+        assert criterion and rules[m].startswith(" > ".join(criterion)), m
+        if spec.mmcedu:  # the rule is the estimator's own
+            assert grid == est.label_free_rule(X)["param_grid"], m
+    assert rules["UMC-RLS"] == "transfer_stability > objective @ 0.1, over 8 values of gamma"
     assert set(comparison.MMCEDU) == {"UMC-RLS", "EMMC", "SVC (cone)", "ensemble", "GMMC", "SDP MMC"}
 
 
@@ -47,7 +51,7 @@ def test_records_hold_the_label_free_choice_and_the_best_grid_point():
     km, sp = recs[0], recs[2]
     assert km["ari_best"] == km["ari_free"] and km["param_free"] == {}  # one fit, no choice
     X, y, k = comparison.load_task("two circles", 0, 60)
-    est, grid = comparison.METHODS["spectral"][0](X, k, 0)
+    est, grid, _, _ = comparison.METHODS["spectral"].setup(X, k, 0)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         # the best grid point: the highest ARI of fits to all the data, recomputed here
@@ -61,9 +65,9 @@ def test_records_hold_the_label_free_choice_and_the_best_grid_point():
 
 
 def test_a_search_that_refuses_to_choose_is_recorded_as_one_cluster(monkeypatch):
-    spec = list(comparison.METHODS["DBSCAN"])
-    spec[0] = lambda X, k, s: (DBSCAN(), {"eps": [50.0, 100.0]})  # one cluster everywhere
-    monkeypatch.setitem(comparison.METHODS, "DBSCAN", tuple(spec))
+    spec = comparison.Method(lambda X, k, s: DBSCAN(), lambda X: {"eps": [50.0, 100.0]},
+                             ("silhouette",))  # one cluster everywhere
+    monkeypatch.setitem(comparison.METHODS, "DBSCAN", spec)
     (rec,) = comparison.run_comparison(methods=["DBSCAN"], tasks=["moons"], n_samples=40, seeds=[0])
     assert rec["refused"] and rec["ari_free"] == 0.0 and rec["k_free"] == 1 and rec["param_free"] is None
     assert rec["ari_best"] == pytest.approx(0.0)
@@ -76,11 +80,11 @@ def test_binary_only_methods_skip_multiclass_tasks():
 
 def test_quick_protocol_has_five_seeds_and_no_slow_methods():
     assert comparison.N_SEEDS >= 5 and comparison.N >= 200
-    quick = [m for m, spec in comparison.METHODS.items() if spec[4]]
+    quick = [m for m, spec in comparison.METHODS.items() if spec.quick]
     assert "SDP MMC" not in quick and "GMMC" in quick and "UMC-RLS" in quick
     # GMMC is in the quick protocol with its iteration cap (the near-disconnected widths)
     X = np.random.default_rng(0).normal(size=(20, 2))
-    est, grid = comparison.METHODS["GMMC"][0](X, 2, 0)
+    est, grid, _, _ = comparison.METHODS["GMMC"].setup(X, 2, 0)
     assert est.max_iter == comparison.GMMC_MAX_ITER < 5000 and len(grid["gamma"]) == comparison.GRID_SIZE
     assert set(comparison.TASKS_QUICK) <= set(comparison.TASKS)
     assert {"iris", "wine", "breast cancer"} <= set(comparison.TASKS_QUICK) & set(comparison.REAL)
@@ -124,7 +128,7 @@ def test_unknown_methods_and_tasks_are_named():
 def test_capped_scored_counts_scored_fits_that_reach_max_iter():
     """The records count the fits to all the data that ran to max_iter at a scored grid point."""
     X, _, k = comparison.load_task("moons", 0, 60)
-    est, grid = comparison.METHODS["GMMC"][0](X, k, 0)
+    est, grid, _, _ = comparison.METHODS["GMMC"].setup(X, k, 0)
     grid = {"gamma": grid["gamma"][:3]}
     for cap, expect_all in ((1, True), (5000, False)):
         est.set_params(max_iter=cap)

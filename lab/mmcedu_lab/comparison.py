@@ -18,8 +18,9 @@ The protocol (the same for every method):
   q-list, eight values of EMMC's ``C``, of the ensemble's base cluster count, of DBSCAN's
   ``eps`` (quantiles of the 5-th neighbour distance) and of HDBSCAN's ``min_cluster_size``.
 * **Selection, two numbers per run**: *label-free*, the grid point chosen by
-  :class:`mmcedu.LabelFreeSearch` with the method's criterion (:data:`RULES`, the rule the
-  label-free study found best for the method, fixed for all tasks); *best grid point* (oracle),
+  :class:`mmcedu.LabelFreeSearch`: for an mmcedu method its estimator's own recommended rule
+  (``LabelFreeSearch(estimator)``, no grid and no criterion given), for a baseline its
+  criterion over its grid (:func:`rules` states every rule); *best grid point* (oracle),
   the grid point whose clustering of all the data has the highest ARI with the true labels, an
   upper bound that looks at the labels. Both are read from the same full-data fits.
 
@@ -32,26 +33,28 @@ from __future__ import annotations
 
 import time
 import warnings
+from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClusterMixin, clone
+from sklearn.base import clone
 from sklearn.cluster import DBSCAN, HDBSCAN, AgglomerativeClustering, KMeans, SpectralClustering
 from sklearn.datasets import load_breast_cancer, load_wine
 from sklearn.mixture import GaussianMixture
 from sklearn.model_selection import ParameterGrid
 from sklearn.neighbors import NearestNeighbors
 from sklearn.preprocessing import StandardScaler
-from sklearn.utils import check_random_state
 
+from mmcedu.criteria import n_clusters_of
 from mmcedu.emmc import EMMC
 from mmcedu.gmmc import GMMC
+from mmcedu.kernels import gamma_grid
 from mmcedu.metrics import adjusted_rand_score
-from mmcedu.model_selection import LabelFreeSearch, gamma_grid, n_clusters_of
-from mmcedu.partitions import base_partitions
+from mmcedu.model_selection import LabelFreeSearch
 from mmcedu.report import Table
 from mmcedu.robust_ensemble import RobustEnsembleClustering
 from mmcedu.sdp_mmc import SDPMMC
-from mmcedu.support_vector_clustering import SupportVectorClustering, gamma_path
+from mmcedu.support_vector_clustering import SupportVectorClustering
 from mmcedu.umc_rls import UMCRLS
 
 from . import measure as _measure
@@ -60,8 +63,8 @@ from .parallel import map_tasks
 from .registry import DATASETS, load
 
 __all__ = [
-    "N", "N_SEEDS", "GRID_SIZE", "TASKS", "TASKS_QUICK", "REAL", "METHODS", "MMCEDU", "RULES",
-    "load_task", "n_clusters_of_task", "EnsembleOnData", "run_comparison", "summarize", "comparison",
+    "N", "N_SEEDS", "GRID_SIZE", "TASKS", "TASKS_QUICK", "REAL", "Method", "METHODS", "MMCEDU",
+    "rules", "load_task", "n_clusters_of_task", "run_comparison", "summarize", "comparison",
     "scaling", "TABLES",
 ]
 
@@ -75,10 +78,7 @@ TASKS = TASKS_QUICK + ("jointed circles", "two Gaussians", "blobs", "digits 3 vs
 #: The real data sets (shipped with scikit-learn).
 REAL = ("iris", "wine", "breast cancer", "digits 1 vs 7", "digits 3 vs 8", "digits 1-4")
 _N_CLUSTERS = {"wine": 3, "breast cancer": 2}
-UMC_LAMBDA = 2.0**-3
-EMMC_C = (0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0, 30.0)
-KERNEL_OCTAVES = tuple(range(-2, 6))  # UMC-RLS: j = -2..5 (its label-free study's range)
-NARROW_OCTAVES = (-2, 0, 2, 4, 5, 6, 7, 8)  # spectral, GMMC and SDP MMC need narrow widths
+NARROW_OCTAVES = (-2, 0, 2, 4, 5, 6, 7, 8)  # spectral clustering's widths (as GMMC's rule)
 HDBSCAN_SIZES = (5, 10, 15, 20, 30, 40, 60, 80)
 DBSCAN_QUANTILES = tuple(np.linspace(0.3, 0.98, GRID_SIZE).round(3))
 
@@ -114,136 +114,84 @@ def load_task(name, random_state=0, n_samples=N):
     return X, np.unique(y, return_inverse=True)[1], n_clusters_of_task(name)
 
 
-class EnsembleOnData(ClusterMixin, BaseEstimator):
-    """Robust ensemble clustering of a k-means ensemble of the data.
-
-    ``n_partitions`` k-means runs with ``base_k`` clusters each
-    (:func:`mmcedu.partitions.base_partitions`) are combined into ``n_clusters`` by
-    :class:`mmcedu.RobustEnsembleClustering`: a clusterer of data, so that
-    :class:`mmcedu.LabelFreeSearch` can search ``base_k``.
-    """
-
-    def __init__(self, n_clusters=2, base_k=None, n_partitions=10, random_state=None):
-        self.n_clusters = n_clusters
-        self.base_k = base_k
-        self.n_partitions = n_partitions
-        self.random_state = random_state
-
-    def fit(self, X, y=None):
-        rng = check_random_state(self.random_state)
-        P = base_partitions(X, self.n_partitions, self.base_k or self.n_clusters, random_state=rng)
-        self.labels_ = RobustEnsembleClustering(self.n_clusters, random_state=rng).fit(P).labels_
-        return self
-
-
 def _dbscan_eps(X):
     d = NearestNeighbors(n_neighbors=6).fit(X).kneighbors(X)[0][:, -1]  # 5-th neighbour
-    return [float(v) for v in np.quantile(d, DBSCAN_QUANTILES)]
+    return {"eps": [float(v) for v in np.quantile(d, DBSCAN_QUANTILES)]}
 
 
-def _svc_widths(X):
-    q = np.asarray(gamma_path(X).gamma, dtype=float)
-    idx = np.unique(np.linspace(0, q.size - 1, min(GRID_SIZE, q.size)).round().astype(int))
-    return [float(v) for v in q[idx]]
-
-
-# Each method: (setup(X, k, seed) -> (estimator, grid or None), criterion, binary only,
-# mmcedu method, quick protocol). A grid of None: one fit, no choice to make.
-def _kmeans(X, k, s):
-    return KMeans(k, n_init=10, random_state=s), None
-
-
-def _gmm(X, k, s):
-    return GaussianMixture(k, n_init=3, random_state=s), None
-
-
-def _ward(X, k, s):
-    return AgglomerativeClustering(k, linkage="ward"), None
-
-
-def _single(X, k, s):
-    return AgglomerativeClustering(k, linkage="single"), None
-
-
-def _spectral(X, k, s):
-    return (SpectralClustering(k, affinity="rbf", random_state=s),
-            {"gamma": gamma_grid(X, octaves=NARROW_OCTAVES)})
-
-
-def _dbscan(X, k, s):
-    return DBSCAN(min_samples=5), {"eps": _dbscan_eps(X)}
-
-
-def _hdbscan(X, k, s):
-    return HDBSCAN(), {"min_cluster_size": list(HDBSCAN_SIZES)}
-
-
-def _umc_rls(X, k, s):
-    return (UMCRLS(k, alpha=UMC_LAMBDA, random_state=s),
-            {"gamma": gamma_grid(X, octaves=KERNEL_OCTAVES)})
-
-
-#: GMMC's iteration cap in the comparison (its default is 5000). Most fits that reach it are
-#: the near-disconnected ones at the narrowest widths (relaxed optimum near 0, certified lower
-#: bound 0), which the isolation guard of GMMC's rule excludes; a fit that stops before the cap
-#: is the same under any larger cap, and the records count the scored fits that reach it
-#: (``capped_scored``: 0 on every quick task and seed). A cap of 1500 chose the same width with
-#: the same ARI as 5000 in all 35 (task, seed) pairs of GMMC's seven tasks and took 37 instead
-#: of 60 CPU s on the quick ones (``benchmarks/results/gmmc_quick_cost.md``).
+#: GMMC's iteration cap in the comparison (its default is 5000): the fits that reach it are
+#: the near-disconnected ones at the narrowest widths, which GMMC's rule does not score; the
+#: records count the scored fits that reach it (``capped_scored``).
 GMMC_MAX_ITER = 1500
 
 
-def _gmmc(X, k, s):
-    return (GMMC(random_state=s, max_iter=GMMC_MAX_ITER),
-            {"gamma": gamma_grid(X, octaves=NARROW_OCTAVES)})
+@dataclass(frozen=True)
+class Method:
+    """One method of the protocol.
+
+    ``make(X, k, seed)`` builds the estimator. An mmcedu method (``mmcedu=True``) chooses its
+    parameters with its own recommended rule, ``LabelFreeSearch(estimator)`` with no grid and
+    no criterion (the estimator's ``label_free_rule(X)``). A baseline with a ``grid(X)`` is
+    searched with its ``criterion``; a baseline without one is fitted once (k is given).
+    """
+
+    make: Callable
+    grid: Callable | None = None
+    criterion: tuple | None = None
+    binary: bool = False
+    mmcedu: bool = False
+    quick: bool = True
+
+    def setup(self, X, k, seed):
+        """``(estimator, grid, criterion, tolerance)`` on ``X``; ``grid`` None: one fit."""
+        est = self.make(X, k, seed)
+        if self.mmcedu:
+            rule = est.label_free_rule(X)
+            return est, rule["param_grid"], tuple(rule["criterion"]), float(rule["tolerance"])
+        if self.grid is None:
+            return est, None, None, 0.0
+        return est, self.grid(X), self.criterion, 0.0
 
 
-def _sdp_mmc(X, k, s):
-    # eigenvector rounding: the default when the recorded full-protocol results were measured
-    # (rounding="auto" rounds by random hyperplanes at these sizes); a rerun may drop it
-    return SDPMMC(rounding="eigenvector", random_state=s), {"gamma": gamma_grid(X, octaves=NARROW_OCTAVES)}
-
-
-def _emmc(X, k, s):
-    return EMMC(k, output="single" if k == 2 else "multi", random_state=s), {"C": list(EMMC_C)}
-
-
-def _svc(X, k, s):
-    return SupportVectorClustering(labeling="cone"), {"gamma": _svc_widths(X)}
-
-
-def _ensemble(X, k, s):
-    return EnsembleOnData(k, random_state=s), {"base_k": [k + j for j in range(GRID_SIZE)]}
-
-
-#: name -> (setup, label-free criterion, binary only, mmcedu method, in the quick protocol)
 METHODS = {
-    "k-means": (_kmeans, None, False, False, True),
-    "GMM": (_gmm, None, False, False, True),
-    "Ward": (_ward, None, False, False, True),
-    "single linkage": (_single, None, False, False, True),
-    "spectral": (_spectral, ("eigengap",), False, False, True),
-    "DBSCAN": (_dbscan, ("silhouette",), False, False, True),
-    "HDBSCAN": (_hdbscan, ("silhouette",), False, False, True),
-    "UMC-RLS": (_umc_rls, ("transfer_stability", "objective"), False, True, True),
-    "EMMC": (_emmc, ("silhouette",), False, True, True),
-    "SVC (cone)": (_svc, ("plateau",), False, True, True),
-    "ensemble": (_ensemble, ("silhouette",), False, True, True),
-    "GMMC": (_gmmc, ("objective",), True, True, True),
-    "SDP MMC": (_sdp_mmc, ("transfer_stability",), True, True, False),
+    "k-means": Method(lambda X, k, s: KMeans(k, n_init=10, random_state=s)),
+    "GMM": Method(lambda X, k, s: GaussianMixture(k, n_init=3, random_state=s)),
+    "Ward": Method(lambda X, k, s: AgglomerativeClustering(k, linkage="ward")),
+    "single linkage": Method(lambda X, k, s: AgglomerativeClustering(k, linkage="single")),
+    "spectral": Method(lambda X, k, s: SpectralClustering(k, affinity="rbf", random_state=s),
+                       lambda X: {"gamma": gamma_grid(X, octaves=NARROW_OCTAVES)}, ("eigengap",)),
+    "DBSCAN": Method(lambda X, k, s: DBSCAN(min_samples=5), _dbscan_eps, ("silhouette",)),
+    "HDBSCAN": Method(lambda X, k, s: HDBSCAN(),
+                      lambda X: {"min_cluster_size": list(HDBSCAN_SIZES)}, ("silhouette",)),
+    "UMC-RLS": Method(lambda X, k, s: UMCRLS(k, random_state=s), mmcedu=True),
+    "EMMC": Method(lambda X, k, s: EMMC(k, random_state=s), mmcedu=True),
+    "SVC (cone)": Method(lambda X, k, s: SupportVectorClustering(), mmcedu=True),
+    "ensemble": Method(lambda X, k, s: RobustEnsembleClustering(k, random_state=s), mmcedu=True),
+    "GMMC": Method(lambda X, k, s: GMMC(random_state=s, max_iter=GMMC_MAX_ITER), binary=True,
+                   mmcedu=True),
+    # eigenvector rounding: the rounding of the recorded full-protocol results
+    "SDP MMC": Method(lambda X, k, s: SDPMMC(rounding="eigenvector", random_state=s), binary=True,
+                      mmcedu=True, quick=False),
 }
 #: The mmcedu methods.
-MMCEDU = tuple(m for m, spec in METHODS.items() if spec[3])
-#: The label-free rule of every method, in words (LabelFreeSearch's criterion; "a > b @ t":
-#: criterion a, grid points within t of its best broken by b).
-RULES = {
-    "k-means": "none (k given)", "GMM": "none (k given)", "Ward": "none (k given)",
-    "single linkage": "none (k given)", "spectral": "eigengap", "DBSCAN": "silhouette",
-    "HDBSCAN": "silhouette", "UMC-RLS": "transfer stability > objective @ 0.1",
-    "EMMC": "silhouette", "SVC (cone)": "plateau", "ensemble": "silhouette",
-    "GMMC": "objective", "SDP MMC": "transfer stability",
-}
-_TOLERANCE = {"UMC-RLS": 0.1}
+MMCEDU = tuple(m for m, spec in METHODS.items() if spec.mmcedu)
+
+
+def _rule_text(grid, criterion, tolerance):
+    if grid is None:
+        return "none (k given)"
+    (name, values), = grid.items()
+    rule = " > ".join(criterion) + (f" @ {tolerance:g}" if tolerance else "")
+    return f"{rule}, over {len(values)} values of {name}"
+
+
+def rules(X=None, k=2):
+    """The label-free rule of every method, in words, generated from the methods themselves
+    (for the mmcedu methods: their estimators' ``label_free_rule``); ``X`` defaults to the
+    moons task. ``"a > b @ t"``: criterion a, grid points within t of its best broken by b."""
+    if X is None:
+        X, _, k = load_task("moons", 0)
+    return {m: _rule_text(*spec.setup(X, k, 0)[1:]) for m, spec in METHODS.items()}
 
 
 class _Search(LabelFreeSearch):
@@ -290,8 +238,8 @@ def _run(job):
     """
     task, method, seed, n, n_resamples = job
     X, y, k = load_task(task, seed, n)
-    setup, criterion = METHODS[method][:2]
-    est, grid = setup(X, k, seed)
+    spec = METHODS[method]
+    est, grid, criterion, _ = spec.setup(X, k, seed)
     capped = None
     t0 = time.perf_counter()
     with warnings.catch_warnings():
@@ -301,9 +249,12 @@ def _run(job):
             aris, chosen, params = [adjusted_rand_score(y, labels)], 0, [{}]
             all_labels = [labels]
         else:
-            search = _Search(est, grid, criterion=list(criterion), n_resamples=n_resamples,
-                             tolerance=_TOLERANCE.get(method, 0.0), random_state=seed,
-                             refit=False, n_jobs=1)
+            if spec.mmcedu:  # the estimator's own rule: no grid, no criterion
+                search = _Search(est, n_resamples=n_resamples, random_state=seed, refit=False,
+                                 n_jobs=1)
+            else:
+                search = _Search(est, grid, criterion=list(criterion), n_resamples=n_resamples,
+                                 random_state=seed, refit=False, n_jobs=1)
             params = [dict(p) for p in ParameterGrid(grid)]
             try:
                 search.fit(X)
@@ -363,7 +314,7 @@ def run_comparison(full=False, progress=None, methods=None, tasks=None, n_sample
         See :func:`_run`; the order is task, method, seed.
     """
     if methods is None:
-        methods = [m for m, spec in METHODS.items() if full or spec[4]]
+        methods = [m for m, spec in METHODS.items() if full or spec.quick]
     methods = _check_names("method(s)", methods, METHODS)
     valid = list(TASKS) + [t for t in DATASETS if t not in TASKS]
     tasks = list(TASKS if full else TASKS_QUICK) if tasks is None else _check_names("task(s)", tasks, valid)
@@ -371,7 +322,7 @@ def run_comparison(full=False, progress=None, methods=None, tasks=None, n_sample
     seeds = list(range(N_SEEDS) if seeds is None else seeds)
     R = int(n_resamples or (6 if full else 3))
     jobs = [(t, m, s, n, R) for t in tasks for m in methods for s in seeds
-            if not (METHODS[m][2] and n_clusters_of_task(t) != 2)]
+            if not (METHODS[m].binary and n_clusters_of_task(t) != 2)]
     return map_tasks(_run, jobs, n_jobs=n_jobs, progress=progress)
 
 
@@ -426,7 +377,7 @@ def scaling(sizes, *, methods=None, max_n=None, max_seconds=np.inf, repeats=1, m
         X, y, k = load_task("moons", random_state, int(n))
         ests = {}
         for m in methods:
-            est, grid = METHODS[m][0](X, k, random_state)
+            est, grid = METHODS[m].setup(X, k, random_state)[:2]
             if grid:
                 name, values = next(iter(grid.items()))
                 est.set_params(**{name: values[len(values) // 2]})
