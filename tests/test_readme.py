@@ -20,6 +20,8 @@ def test_readme_has_exactly_two_commands():
     assert '".[book]"' in build and "jupyter-book build . -W -n --keep-going" in build
     assert build.endswith("_build/html/index.html")
     assert '".[book,test]"' in test and test.endswith("python -m pytest")
+    # both install the book's laboratory beside the package (lab/: not part of `pip install mmcedu`)
+    assert "-e ./lab" in build and "-e ./lab" in test
 
 
 def test_ci_runs_the_readme_test_command_verbatim():
