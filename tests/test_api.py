@@ -360,3 +360,20 @@ def test_public_api_is_stated_in_one_place():
 
     for module in ("registry", "measure", "comparison", "summary", "cache", "reproduce"):
         assert f"mmcedu_lab.{module}" in mmcedu_lab.__doc__, module
+
+
+# ----------------------------------------------------------------------------- size
+def test_the_package_is_small():
+    # what `pip install` installs: under 10,000 lines with docstrings, modules under 1,000
+    # lines, functions under 100 (a library small enough to read in an afternoon)
+    total = 0
+    for path in _package_modules():
+        text = path.read_text()
+        lines = len(text.splitlines())
+        total += lines
+        assert lines <= 1000, f"{path.relative_to(ROOT)}: {lines} lines"
+        for node in ast.walk(ast.parse(text)):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                length = node.end_lineno - node.lineno + 1
+                assert length <= 100, f"{path.relative_to(ROOT)}: {node.name} has {length} lines"
+    assert total < 10_000, f"the package has {total} lines"
