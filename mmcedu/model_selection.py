@@ -329,6 +329,12 @@ class LabelFreeSearch(ClusterMixin, BaseEstimator):
         Example: ``criterion=["transfer_stability", "objective"], tolerance=0.1`` keeps the
         grid points nearly as stable as the most stable one and takes the one whose own
         objective is best relative to chance.
+    max_samples : int, "auto" or None, default="auto"
+        Large data: the search chooses on a random subset of at most this many samples
+        (drawn with ``random_state``) and then fits the chosen grid point once on all of
+        ``X`` (``labels_``), so its cost does not grow with ``n``. ``"auto"``:
+        ``min(n_samples, 2000)``; ``None``: every sample. The estimator's own large-data
+        parameters (``n_components``, ``solver``, ...) apply to the final fit.
     refit : bool, default=True
         Fit the best grid point on all the data (``best_estimator_``, ``labels_``).
     verbose : int, default=0
@@ -358,6 +364,8 @@ class LabelFreeSearch(ClusterMixin, BaseEstimator):
         The tolerance used.
     n_splits_ : int
         Number of subsamples fitted per grid point (0 when no criterion needs them).
+    sample_indices_ : ndarray or None
+        The rows of ``X`` the search chose on (``None``: all of them; see ``max_samples``).
     resample_indices_ : list of ndarrays
         The subsample of each resample.
     n_features_in_ : int
@@ -394,6 +402,8 @@ class LabelFreeSearch(ClusterMixin, BaseEstimator):
         "random_state": ["random_state"],
         "score_on": [StrOptions({"full", "subsamples"})],
         "tolerance": [Interval(numbers.Real, 0, None, closed="left"), None],
+        "max_samples": [Interval(numbers.Integral, 3, None, closed="left"), StrOptions({"auto"}),
+                        None],
         "refit": ["boolean"],
         "verbose": ["verbose"],
     }
@@ -410,6 +420,7 @@ class LabelFreeSearch(ClusterMixin, BaseEstimator):
         random_state=None,
         score_on="full",
         tolerance=None,
+        max_samples="auto",
         refit=True,
         verbose=0,
     ):
@@ -422,6 +433,7 @@ class LabelFreeSearch(ClusterMixin, BaseEstimator):
         self.random_state = random_state
         self.score_on = score_on
         self.tolerance = tolerance
+        self.max_samples = max_samples
         self.refit = refit
         self.verbose = verbose
 
@@ -510,9 +522,10 @@ class LabelFreeSearch(ClusterMixin, BaseEstimator):
         self
         """
         X = validate_data(self, X, dtype=None)
-        candidates, crit, tolerance = self._rule(X)
-        plan = self._plan(X.shape[0], crit)
-        res, full = self._fit_grid(X, candidates, plan)
+        Xc = self._choice_sample(X)
+        candidates, crit, tolerance = self._rule(Xc)
+        plan = self._plan(Xc.shape[0], crit)
+        res, full = self._fit_grid(Xc, candidates, plan)
         scores, counts, trivial, full_counts = self._score(candidates, crit, res, full, plan)
         self.cv_results_ = self._results(
             candidates, crit, scores, counts, trivial, res, full, full_counts, plan.full_scored
@@ -526,6 +539,17 @@ class LabelFreeSearch(ClusterMixin, BaseEstimator):
             self.best_estimator_ = est
             self.n_clusters_ = n_clusters_of(self.labels_)
         return self
+
+    def _choice_sample(self, X):
+        """The samples the search chooses on: all of ``X``, or ``max_samples`` of them."""
+        n = X.shape[0]
+        m = min(n, 2000) if self.max_samples == "auto" else (self.max_samples or n)
+        self.sample_indices_ = None
+        if m >= n:
+            return X
+        seed = _seed_for(int(check_random_state(self.random_state).randint(2**31 - 1)), 0, 4)
+        self.sample_indices_ = np.sort(np.random.default_rng(seed).choice(n, m, replace=False))
+        return _take(X, self.sample_indices_, self.sample_indices_, _is_pairwise(self.estimator))
 
     def _fit_grid(self, X, candidates, plan):
         """Every (grid point, resample) fit and every full-data fit, as joblib tasks."""

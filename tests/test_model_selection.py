@@ -11,8 +11,7 @@ from sklearn.metrics import adjusted_rand_score
 from sklearn.metrics.pairwise import rbf_kernel
 from sklearn.mixture import GaussianMixture
 
-from mmcedu import EMMC, GMMC, UMCRLS
-from mmcedu.kernels import median_gamma
+from mmcedu import UMCRLS
 from mmcedu.criteria import (
     is_trivial,
     kernel_silhouette,
@@ -24,7 +23,7 @@ from mmcedu.criteria import (
     silhouette,
     transfer_stability,
 )
-from mmcedu.kernels import gamma_grid
+from mmcedu.kernels import gamma_grid, median_gamma
 from mmcedu.metrics import permutation_mean_quadratic
 from mmcedu.model_selection import LabelFreeSearch
 
@@ -416,3 +415,22 @@ def test_every_fit_failing_raises_the_fit_error(triangle):
     with pytest.raises(ValueError, match="n_samples=96 should be >= n_clusters=500"):
         LabelFreeSearch(KMeans(), {"n_clusters": [500]}, criterion="stability",
                         n_resamples=2, random_state=0).fit(X)
+
+
+def test_large_data_chooses_on_a_bounded_sample_and_fits_all_the_data_once():
+    X, y = make_blobs(2600, centers=3, random_state=0)
+    search = LabelFreeSearch(KMeans(n_init=2, random_state=0), {"n_clusters": [2, 3, 4]},
+                             criterion="silhouette", random_state=0).fit(X)  # max_samples="auto"
+    assert search.sample_indices_.shape == (2000,) and len(np.unique(search.sample_indices_)) == 2000
+    assert search.labels_.shape == (2600,) and search.best_params_ == {"n_clusters": 3}
+    # the choice is the search's on those rows alone
+    alone = LabelFreeSearch(KMeans(n_init=2, random_state=0), {"n_clusters": [2, 3, 4]},
+                            criterion="silhouette", random_state=0).fit(X[search.sample_indices_])
+    assert alone.sample_indices_ is None
+    np.testing.assert_array_equal(alone.cv_results_["mean_score"], search.cv_results_["mean_score"])
+    small = LabelFreeSearch(KMeans(n_init=2, random_state=0), {"n_clusters": [2, 3]},
+                            criterion="silhouette", max_samples=300, random_state=0).fit(X[:1000])
+    assert small.sample_indices_.shape == (300,) and small.labels_.shape == (1000,)
+    everything = LabelFreeSearch(KMeans(n_init=2), {"n_clusters": [2, 3]}, criterion="silhouette",
+                                 max_samples=None, random_state=0).fit(X[:2100])
+    assert everything.sample_indices_ is None
