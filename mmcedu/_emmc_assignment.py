@@ -1,13 +1,6 @@
-"""EMMC's balanced label step: labels of least cost with every cluster size in a box.
-
-Given ``cost[i, k]``, the cost of giving sample ``i`` label ``k``, :func:`box_assignment` finds
-
-    min_labels  sum_i cost[i, label_i]   subject to   lo <= N_k <= hi  for every cluster k,
-
-a transportation problem (``n`` sources of one unit, ``m`` sinks whose intake lies in
-``[lo, hi]``), exactly and in O(n m) memory: the flow argument is reduced to the ``m`` cluster
-nodes (:func:`edge_weights`, :func:`shortest_paths`), and :func:`box_optimality_gap` certifies
-the result. :mod:`mmcedu.emmc` re-exports these functions.
+"""EMMC's balanced label step: labels of least cost with every cluster size in ``[lo, hi]``
+(:func:`box_assignment`, exact in O(n m) memory, with its certificate
+:func:`box_optimality_gap`); :mod:`mmcedu.emmc` re-exports the public functions.
 """
 
 from __future__ import annotations

@@ -64,16 +64,8 @@ from .exceptions import BalanceWarning, DegenerateDataWarning, KMeansStartWarnin
 from .metrics import permutation_mean_quadratic
 
 __all__ = [
-    "EMMC",
-    "ELMRidge",
-    "hidden_layer",
-    "elm_objective",
-    "assign_labels",
-    "box_assignment",
-    "box_optimality_gap",
-    "ordered_cost",
-    "edge_weights",
-    "shortest_paths",
+    "EMMC", "ELMRidge", "hidden_layer", "elm_objective", "assign_labels", "box_assignment",
+    "box_optimality_gap", "ordered_cost", "edge_weights", "shortest_paths",
 ]
 
 _ACTIVATIONS = {
