@@ -39,8 +39,8 @@ __all__ = [
 ]
 
 
-#: The fraction of the samples a balance constraint or penalty must move before GMMC, SDPMMC
-#: and UMCRLS emit a :class:`~mmcedu.exceptions.BalanceWarning` (EMMC uses its own 2 %).
+#: The fraction of the samples a balance constraint or penalty must move before GMMC, SDPMMC,
+#: UMCRLS and EMMC emit a :class:`~mmcedu.exceptions.BalanceWarning`.
 BALANCE_WARN_FRACTION = 0.05
 
 

@@ -11,21 +11,20 @@ from sklearn.cluster import KMeans
 from sklearn.linear_model import Ridge
 
 from mmcedu import EMMC, balance, datasets
+from mmcedu._emmc_local_search import _hat_diagonal, _HatMatrix, _move_deltas
 from mmcedu.balance import balanced_assignment, count_bounds, ordered_balanced_assignment
 from mmcedu.emmc import (
+    LABEL_FREE_C,
     ELMRidge,
-    _hat_diagonal,
-    _HatMatrix,
     _target_table,
     assign_labels,
     box_assignment,
     box_optimality_gap,
     elm_objective,
     hidden_layer,
-    label_step_bytes,
     ordered_cost,
 )
-from mmcedu.metrics import clustering_error
+from mmcedu.metrics import clustering_error, permutation_mean_quadratic
 
 # ---------------------------------------------------------------- ridge output weights
 
@@ -249,7 +248,7 @@ def test_label_step_memory_is_linear_in_n_times_m():
     box_assignment(cost, lo, hi)
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
-    assert peak <= label_step_bytes(n, m)  # 24 n m + 48 n (the old LP fallback: 16 n m hi)
+    assert peak <= 24 * n * m + 48 * n  # the label step's share of EMMC.memory_bytes
 
 
 def test_price_phase_leaves_no_one_sample_repairs(monkeypatch):
@@ -433,8 +432,6 @@ def test_hat_matrix_rows_and_diagonal(form):
 
 @pytest.mark.parametrize("output, m", [("single", 2), ("single", 3), ("multi", 3)])
 def test_single_move_and_swap_changes_are_exact(output, m):
-    from mmcedu.emmc import _move_deltas
-
     X, _ = datasets.digits(classes=(1, 2, 3)[:m], n_per_class=25, scale=True)
     model = EMMC(m, C=0.5, output=output, local_search=False, random_state=0).fit(X)
     H = hidden_layer(X, model.input_weights_, model.biases_)
@@ -594,3 +591,75 @@ def test_bad_input_messages():
         EMMC().fit(np.arange(5.0))
     with pytest.raises(ValueError, match="C must be positive"):
         ELMRidge(np.ones((3, 2)), 0.0)
+
+
+# ---------------------------------------------------------------- label-free rule and objective
+
+
+class _Sub(EMMC):
+    pass
+
+
+@pytest.mark.parametrize("cls", [EMMC, _Sub])
+def test_label_free_rule(cls):
+    X, _ = datasets.digits(classes=(3, 8), n_per_class=20, scale=True)
+    rule = cls(3).label_free_rule(X)
+    assert rule == {"param_grid": {"C": [0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0, 30.0]},
+                    "criterion": ["silhouette"], "tolerance": 0.0}
+    assert rule["param_grid"]["C"] == list(LABEL_FREE_C)
+
+
+def _elm_contrast(H, labels, C, *, output="single", n_clusters=None):
+    """The objective contrast as ``mmcedu.model_selection.elm_contrast`` computed it."""
+    H = np.asarray(H, dtype=float)
+    _, idx = np.unique(np.asarray(labels), return_inverse=True)
+    m = max(int(idx.max()) + 1, int(n_clusters or 0))
+    if output == "single" and m == 2:
+        T = np.where(idx == 1, 1.0, -1.0)[:, None]
+    elif output == "single":
+        T = (idx + 1.0)[:, None]
+    else:
+        T = np.zeros((idx.size, m))
+        T[np.arange(idx.size), idx] = 1.0
+    A = H @ H.T
+    A[np.diag_indices_from(A)] += 1.0 / C
+    A = np.linalg.inv(A)
+    J = 0.5 * float(np.sum(T * (A @ T)))
+    J_rand = 0.5 * permutation_mean_quadratic(A, T)
+    return np.nan if not J_rand > 0 else float(1.0 - J / J_rand)
+
+
+def _old_objective_emmc(est, X):
+    """``model_selection._objective_emmc``: its own activation table and the ``output`` parameter."""
+    act = {"sigmoid": lambda Z: 1.0 / (1.0 + np.exp(-Z)), "tanh": np.tanh,
+           "relu": lambda Z: np.maximum(Z, 0.0)}[est.activation]
+    H = act(np.asarray(X, dtype=float) @ est.input_weights_ + est.biases_)
+    return _elm_contrast(H, est.labels_, float(est.C), output=est.output, n_clusters=est.n_clusters)
+
+
+@pytest.mark.parametrize("cls", [EMMC, _Sub])
+@pytest.mark.parametrize("m, params", [
+    (2, {"C": 0.1}), (2, {"output": "single", "activation": "tanh"}),
+    (2, {"output": "multi", "activation": "relu", "C": 3.0}), (4, {}),
+    (4, {"output": "single", "activation": "tanh"}), (4, {"activation": "relu", "C": 0.3}),
+    (2, {"n_hidden": 100, "output": "single"}),  # the dual form (L > n)
+])
+def test_objective_contrast_is_the_elm_contrast(cls, m, params):
+    classes = (3, 8) if m == 2 else (1, 2, 3, 4)
+    X, _ = datasets.digits(classes=classes, n_per_class=30, scale=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        est = cls(m, random_state=0, **params).fit(X)
+    value = est.objective_contrast(X, random_state=0)
+    H = hidden_layer(X, est.input_weights_, est.biases_, est.activation)
+    # bit for bit the formula, on the fit's hidden layer and targets
+    assert value == _elm_contrast(H, est.labels_, est.C, output=est.output_, n_clusters=m)
+    assert 0 < value < 1 and est.objective_contrast(X, random_state=5) == value
+    if est.output != "auto" and est.activation != "sigmoid":
+        assert value == _old_objective_emmc(est, X)  # the same inputs as the old criterion
+    elif est.output != "auto":  # the old criterion's own sigmoid, 1 / (1 + exp(-z)), rounds differently
+        assert value == pytest.approx(_old_objective_emmc(est, X), rel=1e-12)
+    # J is the fit's objective: 1/2 tr(T^T (H H^T + I/C)^{-1} T) = objective_
+    T = _target_table(m, est.output_)[est.labels_]
+    J = 0.5 * np.sum(T * np.linalg.solve(H @ H.T + np.eye(len(X)) / est.C, T))
+    assert J == pytest.approx(est.objective_, rel=1e-8)
