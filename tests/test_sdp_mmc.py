@@ -122,7 +122,7 @@ def test_sdp_is_a_lower_bound_on_brute_force(seed, distance, n, C):
 def test_sdp_with_default_scs_is_a_lower_bound():
     K, _, _ = _kernel(10, distance=3.0, seed=4)
     sol = solve_sdp_mmc(K, 1.0, 0.2)
-    assert sol.stats["solver"] == "SCS" and sol.stats["status"] == "optimal"
+    assert sol.info["solver"] == "SCS" and sol.info["status"] == "optimal"
     _, w_bf = brute_force_mmc(K, 1.0, 0.2)
     assert sol.delta <= w_bf * (1 + 1e-3)
 
@@ -214,7 +214,7 @@ def test_fit_on_two_gaussians_and_centred_kernel():
     assert clustering_error(y, model.labels_) == 0.0
     np.testing.assert_allclose(model.kernel_matrix_.sum(axis=0), 0.0, atol=1e-10)
     assert model.labels_[0] == 0 and set(model.labels_) == {0, 1}
-    assert model.solver_stats_["solver"] == "SCS"
+    assert model.solver_info_["solver"] == "SCS"
 
 
 def test_hard_margin_estimator_bounds_its_labeling():
