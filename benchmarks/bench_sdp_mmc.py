@@ -57,7 +57,7 @@ def child(spec):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         est.fit(X)
-    stats = est.solver_stats_
+    stats = est.solver_info_
     out = {
         "solver": spec["solver"], "n": spec["n"], "seconds": time.perf_counter() - t0,
         "cpu_seconds": _cpu() - c0,

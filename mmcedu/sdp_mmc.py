@@ -18,23 +18,14 @@ Notation (the paper's symbols)
 ``M``       the relaxation of ``y y^T``: ``M`` PSD with ``diag(M) = e``.
 ``mu, nu``  multipliers of ``alpha >= 0`` and ``alpha <= C``; ``delta`` the epigraph variable.
 
-The SDP (Eq. (2) with the class-balance constraint of Xu et al.)::
-
-    min_{M, delta, mu, nu}  delta
-    s.t.  [[K o M,            e + mu - nu        ],
-           [(e + mu - nu)^T,  delta - 2 C nu^T e ]]  PSD,
-          M PSD,  diag(M) = e,  -l e <= M e <= l e,  mu >= 0,  nu >= 0,
-
-with ``l = floor(balance * n)`` (:func:`mmcedu.balance.max_imbalance`). For ``M = y y^T`` the
-row sums are ``M e = (e^T y) y``, so each balance row says ``|e^T y| <= l``: exactly the
-balance of a labeling, written linearly in ``M``. The hard margin (``C = None``) drops ``nu``.
+The SDP, Eq. (2) with the balance rows ``-l e <= M e <= l e`` of Xu et al. (``l = floor(balance
+n)``, :func:`mmcedu.balance.max_imbalance`), is written out in :class:`SDPMMC`; the hard margin
+(``C = None``) drops ``nu``.
 """
 
 from __future__ import annotations
 
-import time
 import warnings
-from dataclasses import dataclass, field
 from numbers import Integral, Real
 
 import numpy as np
@@ -43,10 +34,11 @@ from scipy.optimize import minimize
 from sklearn.base import BaseEstimator, ClusterMixin, _fit_context
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import validate_data
+from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._box_qp import solve_box_qp
-from ._cvxpy import solve_cvxpy
+from ._sdp_mmc_cvxpy import SDPSolution, kkt_residuals, solve_sdp_mmc
+from ._sdp_mmc_lowrank import _unit_rows, sdp_lower_bound, solve_sdp_mmc_lowrank
 from ._validation import (
     all_identical,
     array_bytes,
@@ -59,22 +51,40 @@ from ._validation import (
 )
 from .balance import BALANCE_WARN_FRACTION, balanced_labelings, balanced_sign, is_balanced, max_imbalance
 from .exceptions import BalanceWarning, DegenerateDataWarning, SolverWarning
-from .kernels import center_kernel, check_kernel_matrix, kernel_matrix, median_gamma
+from .kernels import center_kernel, check_kernel_matrix, gamma_grid, kernel_matrix, median_gamma
 
 __all__ = [
     "SDPMMC",
+    "LABEL_FREE_OCTAVES",
     "svm_dual_objective",
     "brute_force_mmc",
     "solve_sdp_mmc",
     "solve_sdp_mmc_lowrank",
     "sdp_lower_bound",
-    "sdp_memory_bytes",
     "SDPSolution",
     "kkt_residuals",
     "eigenvector_rounding",
     "randomized_rounding",
     "balance_moves",
 ]
+
+#: Octaves ``j`` of the label-free width grid ``gamma_j = median_gamma(X) * 2**j``
+#: (:meth:`SDPMMC.label_free_rule`): from a kernel four times wider than the median
+#: heuristic's to one 256 times narrower, dense among the narrow widths that curved clusters
+#: need.
+LABEL_FREE_OCTAVES = (-2, 0, 2, 4, 5, 6, 7, 8)
+# cvxpy's problem data for the SDP (the block K o M with its n^2 coefficients, two PSD cones
+# and their sparse coefficient matrices), in bytes per entry of an n x n matrix.
+_CVXPY_BYTES_PER_ENTRY = 2000
+# n x n float64 arrays counted for solver="lowrank" (six live ones, plus temporaries, the
+# allocator and LAPACK's workspace).
+_LOWRANK_ARRAYS = 16
+# Above this many samples the cvxpy path warns that the solve takes minutes.
+_SLOW_CVXPY_N = 300
+# rounding="auto" rounds by random hyperplanes with solver="lowrank" up to this many samples.
+_AUTO_RANDOMIZED_MAX_N_LOWRANK = 200
+# Random labelings of the chance level of SDPMMC.objective_contrast.
+_N_CHANCE_LABELINGS = 5
 
 
 # --------------------------------------------------------------------------------------
@@ -154,608 +164,19 @@ def brute_force_mmc(K, C=1.0, balance=0.1):
     return best_y, float(best)
 
 
-# --------------------------------------------------------------------------------------
-# The SDP relaxation
-# --------------------------------------------------------------------------------------
-@dataclass
-class SDPSolution:
-    """Primal and dual solution of the SDP of :func:`solve_sdp_mmc`.
+def _svm_dual_lbfgs(G, C):
+    """``max_{0 <= a <= C} 2 e^T a - a^T G a`` by L-BFGS-B (the value of
+    :meth:`SDPMMC.objective_contrast`; :func:`svm_dual_objective` is the exact solver)."""
+    n = G.shape[0]
 
-    ``alpha`` is read from the dual of the block constraint: its dual matrix is
-    ``[[A, -alpha], [-alpha^T, 1]]`` (see the chapter), so ``alpha = -Z[:n, n] / Z[n, n]``.
-    """
+    def f(a):
+        Ga = G @ a
+        return float(a @ Ga - 2.0 * a.sum()), 2.0 * Ga - 2.0
 
-    M: np.ndarray
-    delta: float
-    mu: np.ndarray
-    nu: np.ndarray | None
-    C: float | None
-    l: int
-    alpha: np.ndarray
-    duals: dict = field(repr=False)
-    stats: dict = field(default_factory=dict)
+    res = minimize(f, np.full(n, min(C, 1.0) / 2), jac=True, method="L-BFGS-B",
+                   bounds=[(0.0, C)] * n, options={"maxiter": 5000, "ftol": 1e-12, "gtol": 1e-9})
+    return -float(res.fun)
 
-
-def _as_column(v, n):
-    import cvxpy as cp
-
-    return cp.reshape(v, (n, 1), order="F")
-
-
-def solve_sdp_mmc(
-    K, C=1.0, balance=0.1, *, cvxpy_solver=None, solver_options=None, fix_M=None, warn=True,
-):
-    """Solve the SDP relaxation of maximum margin clustering (source Eq. (2)) with cvxpy.
-
-    ``K`` is used as given: centre it first (:func:`mmcedu.kernels.center_kernel`), as
-    :class:`SDPMMC` does. See the module docstring for the program.
-
-    Parameters
-    ----------
-    K : array-like of shape (n, n)
-    C : float or None, default=1.0
-        ``None``: hard margin (no ``nu``).
-    balance : float, default=0.1
-        ``l = floor(balance n)`` bounds ``|M e|`` row-wise.
-    cvxpy_solver : str or None, default=None
-        cvxpy back end; ``None`` means SCS.
-    solver_options : dict or None, default=None
-        Passed to the back end (keyword arguments of ``cvxpy.Problem.solve``).
-    fix_M : array-like of shape (n, n), default=None
-        Add the constraint ``M = fix_M``. With ``fix_M = y y^T`` the optimum is exactly
-        ``svm_dual_objective(K, y, C)`` (the Schur-complement step of the derivation).
-    warn : bool, default=True
-        Warn (:class:`~mmcedu.exceptions.SolverWarning`) when the back end stopped early;
-        ``False`` leaves it to the caller, which reads ``stats["status"]``.
-
-    Returns
-    -------
-    SDPSolution
-        When the back end stopped at its iteration limit or inaccurately
-        (``stats["status"]`` is ``"optimal_inaccurate"`` or ``"user_limit"``), its last
-        iterate: ``delta`` is then not the SDP value and may even be negative; use
-        :func:`sdp_lower_bound` for a certified bound.
-
-    Memory: about ``sdp_memory_bytes(n)`` = ``2000 n^2`` bytes (cvxpy's problem data).
-    """
-    import cvxpy as cp
-
-    K = np.asarray(K, dtype=float)
-    if K.ndim != 2 or K.shape[0] != K.shape[1]:
-        raise ValueError(f"K must be a square (n, n) kernel matrix; got shape {K.shape}.")
-    n = K.shape[0]
-    l = max_imbalance(n, balance)
-    e = np.ones(n)
-    M = cp.Variable((n, n), symmetric=True, name="M")
-    mu = cp.Variable(n, name="mu")
-    delta = cp.Variable(name="delta")
-    if C is None:
-        nu = None
-        g = e + mu
-        corner = delta
-    else:
-        nu = cp.Variable(n, name="nu")
-        g = e + mu - nu
-        corner = delta - 2.0 * C * cp.sum(nu)
-    block = cp.bmat(
-        [
-            [cp.multiply(K, M), _as_column(g, n)],
-            [_as_column(g, n).T, cp.reshape(corner, (1, 1), order="F")],
-        ]
-    )
-    cons = {
-        "block": block >> 0,
-        "M_psd": M >> 0,
-        "diag": cp.diag(M) == 1,
-        "balance_upper": M @ e <= l,
-        "balance_lower": M @ e >= -l,
-        "mu": mu >= 0,
-    }
-    if nu is not None:
-        cons["nu"] = nu >= 0
-    if fix_M is not None:
-        cons["fix_M"] = M == np.asarray(fix_M, dtype=float)
-    problem = cp.Problem(cp.Minimize(delta), list(cons.values()))
-    stats = solve_cvxpy(
-        problem, cvxpy_solver, default="SCS", what="SDP maximum margin clustering relaxation",
-        solver_options=solver_options, accept_user_limit=True, warn=warn,
-    )
-    Mv = np.asarray(M.value)
-    Mv = (Mv + Mv.T) / 2.0
-    duals = {k: (None if c.dual_value is None else np.asarray(c.dual_value)) for k, c in cons.items()}
-    Z = duals["block"]
-    alpha = -Z[:n, n] / Z[n, n] if Z is not None and Z[n, n] > 0 else np.full(n, np.nan)
-    return SDPSolution(
-        M=Mv,
-        delta=float(delta.value),
-        mu=np.asarray(mu.value),
-        nu=None if nu is None else np.asarray(nu.value),
-        C=C,
-        l=l,
-        alpha=alpha,
-        duals=duals,
-        stats=stats,
-    )
-
-
-def kkt_residuals(K, sol):
-    """KKT residuals of an :class:`SDPSolution` (solved without ``fix_M``), from cvxpy's duals.
-
-    With dual matrices ``Z`` (block constraint) and ``W`` (``M`` PSD), multipliers ``s``
-    (``diag(M) = e``, cvxpy's sign), ``lam_up, lam_lo >= 0`` (balance rows), ``eta``
-    (``mu >= 0``) and ``xi`` (``nu >= 0``), the Lagrangian's stationarity conditions are
-
-    * delta: ``Z[n, n] = 1``;
-    * mu: ``eta = 2 alpha``; nu: ``xi = 2 (C e - alpha)``, with ``alpha = -Z[:n, n]``;
-    * M: ``W = Diag(s) - (Z[:n,:n] o K) + (lam e^T + e lam^T) / 2``, ``lam = lam_up - lam_lo``;
-
-    and complementary slackness is ``S Z = 0``, ``M W = 0``, ``lam_up o (l e - M e) = 0``,
-    ``lam_lo o (l e + M e) = 0``, ``eta o mu = 0``, ``xi o nu = 0``. The dual objective is
-    ``2 alpha^T e - e^T s - l e^T (lam_up + lam_lo)`` and equals ``delta`` at the optimum.
-
-    Returns
-    -------
-    dict of non-negative floats (all near 0 at an accurate solution): ``gap`` (primal minus
-    dual objective, relative), ``stationarity_*``, ``compl_*`` (complementary slackness),
-    ``dual_feasibility`` (most negative eigenvalue / entry of the duals).
-    """
-    K = np.asarray(K, dtype=float)
-    n = K.shape[0]
-    d = sol.duals
-    e = np.ones(n)
-    Z, W, t = d["block"], d["M_psd"], d["diag"]
-    lam_up, lam_lo, eta = d["balance_upper"], d["balance_lower"], d["mu"]
-    M, l = sol.M, sol.l
-    a = -Z[:n, n]
-    g = e + sol.mu - (0 if sol.nu is None else sol.nu)
-    corner = sol.delta - (0 if sol.nu is None else 2.0 * sol.C * sol.nu.sum())
-    S = np.block([[K * M, g[:, None]], [g[None, :], np.array([[corner]])]])
-    lam = lam_up - lam_lo
-    W_pred = np.diag(t) - Z[:n, :n] * K + (np.outer(lam, e) + np.outer(e, lam)) / 2.0
-    rowsum = M @ e
-    dual_obj = 2.0 * a.sum() - t.sum() - l * (lam_up.sum() + lam_lo.sum())
-    scale = max(1.0, abs(sol.delta))
-    out = {
-        "gap": float(abs(sol.delta - dual_obj) / scale),
-        "stationarity_delta": float(abs(Z[n, n] - 1.0)),
-        "stationarity_mu": float(np.max(np.abs(eta - 2.0 * a))),
-        "stationarity_M": float(np.max(np.abs(W - W_pred))),
-        "compl_block": float(np.linalg.norm(S @ Z)) / scale,
-        "compl_M": float(np.linalg.norm(M @ W)) / scale,
-        "compl_balance": float(np.max(np.abs(lam_up * (l - rowsum))) + np.max(np.abs(lam_lo * (l + rowsum)))),
-        "compl_mu": float(np.max(np.abs(eta * sol.mu))),
-        "dual_feasibility": float(
-            max(0.0, -np.linalg.eigvalsh(Z)[0], -np.linalg.eigvalsh(W)[0], -lam_up.min(),
-                -lam_lo.min(), -eta.min())
-        ),
-    }
-    if sol.nu is not None:
-        xi = d["nu"]
-        out["stationarity_nu"] = float(np.max(np.abs(xi - 2.0 * (sol.C * e - a))))
-        out["compl_nu"] = float(np.max(np.abs(xi * sol.nu)))
-        out["dual_feasibility"] = max(out["dual_feasibility"], float(-xi.min()))
-    return out
-
-
-
-# --------------------------------------------------------------------------------------
-# Memory of the two solvers
-# --------------------------------------------------------------------------------------
-# cvxpy's canonicalization of the SDP (the block ``K o M`` with its n^2 coefficients, the two
-# PSD cones and their sparse coefficient matrices) holds about this many bytes per entry of
-# an n x n matrix: measured peak RSS growth from n = 100 to n = 300 with SCS.
-_CVXPY_BYTES_PER_ENTRY = 2000
-# Above this many samples the cvxpy path warns that the solve takes minutes.
-_SLOW_CVXPY_N = 300
-
-
-def sdp_memory_bytes(n, solver="cvxpy"):
-    """Bytes the SDP relaxation needs for ``n`` samples (an estimate made before allocating).
-
-    ``"cvxpy"``: ``2000 n^2`` (cvxpy's problem data for ``n (n + 1) / 2`` unknowns in ``M``,
-    measured with SCS; 0.8 GB at n = 600, 8 GB at n = 2000). ``"lowrank"``: ``16 * 8 n^2`` (the
-    kernel, ``K o V V^T``, ``V V^T`` and the dense matrix of the certificate's eigenvalue are
-    six n x n arrays; the measured peak resident memory above the interpreter's was twice that
-    count at n = 1000 and 1.6 times at n = 2000 (temporaries, the allocator and LAPACK's
-    workspace), so the estimate counts sixteen: 1.2 GB at n = 3000, 12.8 GB at n = 10,000;
-    benchmarks/results/sdp_mmc_scale.md).
-    """
-    n = int(n)
-    if solver == "lowrank":
-        return array_bytes((16, n, n))
-    return _CVXPY_BYTES_PER_ENTRY * n * n
-
-
-# --------------------------------------------------------------------------------------
-# The low-rank (Burer-Monteiro) solver
-# --------------------------------------------------------------------------------------
-def _arc_search(x, d, g, QXX, C):
-    """Exact minimizer of ``q`` along the projection arc ``P(x + t d)``, ``t >= 0``.
-
-    ``q`` restricted to these coordinates is ``2 g^T s + s^T QXX s`` (``s`` the change of ``x``,
-    ``g`` the half gradient at ``x``). Along the arc the coordinates stop one by one at their
-    bounds (breakpoints) and ``q`` is a quadratic on each segment: walk the sorted
-    breakpoints, updating slope and curvature in O(|x|) each, and stop in the first segment
-    that contains the minimum. O(|x|^2) in all (the generalized Cauchy point of L-BFGS-B,
-    with the exact Hessian). Returns the new ``x``.
-    """
-    x = x.copy()
-    d = d.copy()
-    with np.errstate(divide="ignore", invalid="ignore"):
-        bp = np.where(d < 0, -x / d, np.where(d > 0, (C - x) / d, np.inf))
-    bp = np.maximum(bp, 0.0)
-    order = np.argsort(bp, kind="stable")
-    g = g.copy()
-    h = QXX @ d
-    slope = float(g @ d)
-    curv = float(d @ h)
-    t_prev = 0.0
-    for i in order:
-        if slope >= 0:
-            return x
-        tb = bp[i]
-        tau = -slope / curv if curv > 0 else np.inf
-        if t_prev + tau <= tb:
-            return np.clip(x + tau * d, 0.0, C)
-        if not np.isfinite(tb):
-            break
-        dt = tb - t_prev
-        if dt > 0:
-            x += dt * d
-            g += dt * h
-        x[i] = 0.0 if d[i] < 0 else C
-        h -= QXX[:, i] * d[i]
-        d[i] = 0.0
-        slope = float(g @ d)
-        curv = float(d @ h)
-        t_prev = tb
-    return np.clip(x, 0.0, C)
-
-
-def _box_qp_warm(Q, C, a0=None, *, tol=1e-10, max_iter=500, rcond=1e-10, eps=0.0):
-    """Minimize ``q(a) = a^T Q a - 2 e^T a`` over ``0 <= a <= C`` (``Q`` PSD, ``C`` finite).
-
-    Projected Newton (Bertsekas 1982) with pseudo-inverse steps. ``Q = K o M`` has a
-    numerical rank far below n (the RBF kernel's spectrum decays fast), so the face problems
-    are singular. Each iteration: the binding bounds (within ``eps`` of a bound, gradient
-    pushing outward) are snapped to it (``eps = 0``, the default, snaps nothing: the exact arc
-    search stops coordinates at their bounds; Bertsekas's epsilon-active snapping,
-    ``eps = min(1e-3 C, kkt)``, made the combined step fail on the late-stage QPs at n = 1000
-    and fall back to gradient steps, so the QP hit ``max_iter`` inexactly and L-BFGS stalled);
-    on the free set ``F`` the direction is
-    ``-pinv(Q_FF) g_F`` (eigenvalues below ``rcond * max diag Q`` dropped; if that vanishes,
-    the null-space part of the gradient, along which ``q`` decreases linearly); Armijo
-    backtracking along the projection arc costs O(|S|^2) per trial with ``Q_SS`` of the moving
-    coordinates; a projected-gradient step with ``1 / ||Q||_inf`` (always a descent) if it fails.
-    Warm-started from the previous ``a`` it takes a few tens of steps, each
-    O(n |F| + |F|^3); the free set of an SVM dual (free support vectors) is small.
-
-    Returns
-    -------
-    a : ndarray, the minimizer
-    info : dict ``n_iter``, ``kkt`` (max projected-gradient entry), ``value`` (``-q(a)``)
-    """
-    Q = np.asarray(Q, dtype=float)
-    n = Q.shape[0]
-    C = float(C)
-    if not np.isfinite(C) or C <= 0:
-        raise ValueError("box_qp needs a finite C > 0 (the hard margin is not supported here).")
-    a = np.clip(np.zeros(n) if a0 is None else np.asarray(a0, dtype=float), 0.0, C)
-    dmax = max(float(np.max(np.abs(np.diag(Q)))) if n else 1.0, 1e-300)
-    # ||Q||_inf >= lambda_max(Q), in row blocks (no n x n temporary)
-    Lip = max(max((float(np.max(np.abs(Q[i:i + 256]).sum(axis=1))) for i in range(0, n, 256)),
-                  default=1.0), 1e-300)
-    scale = max(1.0, dmax * C)
-    Qa = Q @ a
-    q = float(a @ Qa - 2.0 * a.sum())
-    it = 0
-    kkt = np.inf
-    for it in range(1, max_iter + 1):  # noqa: B007 (read after the loop)
-        g = Qa - 1.0  # half gradient
-        pg = a - np.clip(a - g, 0.0, C)
-        kkt = float(np.max(np.abs(pg))) if n else 0.0
-        if kkt <= tol * scale:
-            break
-        # the active bounds: at a bound, with the gradient pushing outward. No epsilon-active
-        # snapping (Bertsekas 1982): the exact arc search already stops coordinates at their
-        # bounds, and snapping the near-bound ones made the combined step fail and fall back
-        # to short gradient steps (hundreds of iterations on the late-stage QPs at n = 1000).
-        lo = (a <= eps) & (g > 0)
-        hi = (a >= C - eps) & (g < 0)
-        F = np.flatnonzero(~(lo | hi))
-        snap = np.flatnonzero((lo & (a > 0)) | (hi & (a < C)))
-        S = np.concatenate([F, snap])  # the coordinates that may move
-        QSS = Q[np.ix_(S, S)]
-        nF = F.size
-        target = np.where(lo[snap], 0.0, C)
-        d = np.zeros(nF)
-        if nF:
-            lam, W = np.linalg.eigh(QSS[:nF, :nF])
-            keep = lam > rcond * dmax
-            c = W.T @ g[F]
-            d = -(W[:, keep] @ (c[keep] / lam[keep]))
-            if not np.any(np.abs(d) > 1e-15 * C):
-                d = -(W[:, ~keep] @ c[~keep]) / Lip
-        gS = g[S]
-        # snap the binding bounds, then the exact search along the projected Newton arc
-        x0 = a[S].copy()
-        x0[nF:] = target
-        g0 = gS + QSS[:, nF:] @ (target - a[snap])
-        xS = x0.copy()
-        if nF:
-            xS[:nF] = _arc_search(x0[:nF], d, g0[:nF], QSS[:nF, :nF], C)
-        step = xS - a[S]
-        slope = float(gS @ step)
-        q_new = q + 2.0 * slope + float(step @ (QSS @ step))
-        if slope < 0 and q_new < q:
-            a[S] = xS
-            Qa += Q[:, S] @ step
-            q = q_new
-            continue
-        # projected gradient step with 1 / ||Q||_inf <= 1 / lambda_max: always a descent
-        a_new = np.clip(a - g / Lip, 0.0, C)
-        Qa_new = Q @ a_new
-        q_new = float(a_new @ Qa_new - 2.0 * a_new.sum())
-        if q_new >= q:
-            break
-        a, Qa, q = a_new, Qa_new, q_new
-    Qa = Q @ a  # refresh the accumulated products
-    q = float(a @ Qa - 2.0 * a.sum())
-    return a, {"n_iter": it, "kkt": kkt, "value": -q}
-
-
-def _omega_bounds(Q, a, C):
-    """Certified bracket of ``omega = max_{0<=b<=C} f(b)``, ``f(b) = 2 b^T e - b^T Q b``, from
-    any ``a`` in the box: ``f(a) <= omega <= f(a) + sum_i [C (g_i)_+ - g_i a_i]`` with
-    ``g = 2 (e - Q a)`` (concavity). Returns ``(lower, upper)``."""
-    Qa = Q @ a
-    f = float(2.0 * a.sum() - a @ Qa)
-    g = 2.0 * (1.0 - Qa)
-    return f, f + float(np.sum(C * np.clip(g, 0.0, None) - g * a))
-
-
-def _sdp_lower_bound(K, alpha, l, V=None, lam=None):
-    """Weak-duality lower bound on the SDP value from any ``alpha`` in the box.
-
-    ``p* >= 2 alpha^T e - e^T s - l ||lam||_1`` for any ``(s, lam)`` with
-    ``Diag(s) + (lam e^T + e lam^T)/2 - K o alpha alpha^T >= 0``. ``lam`` (balance
-    multipliers) defaults to 0; ``s`` is the KKT estimate from ``V`` (unit rows; the diagonal of
-    ``B`` when ``V`` is None), lifted by ``tau = lambda_max(...)_+`` so that the matrix is PSD.
-
-    Returns
-    -------
-    lower : float
-    info : dict ``tau``, ``s``, ``lam``
-    """
-    K = np.asarray(K, dtype=float)
-    n = K.shape[0]
-    alpha = np.asarray(alpha, dtype=float)
-    lam = np.zeros(n) if lam is None else np.asarray(lam, dtype=float)
-    # A = B - (lam e^T + e lam^T) / 2, built in place: one n x n array (memory at large n)
-    A = K * alpha[:, None]
-    A *= alpha[None, :]
-    A -= lam[:, None] / 2.0
-    A -= lam[None, :] / 2.0
-    if V is None:
-        s = np.diag(A).copy()
-    else:
-        s = np.einsum("ij,ij->i", A @ V, V) / np.einsum("ij,ij->i", V, V)
-    A[np.diag_indices(n)] -= s
-    amax = max(float(np.max(A)), -float(np.min(A)))
-    tau = float(eigh(A, eigvals_only=True, subset_by_index=[n - 1, n - 1], check_finite=False,
-                     overwrite_a=True)[0])
-    del A
-    # the eigenvalue is backward stable: error ~ n eps ||A||; add it so the bound stays valid
-    tau = max(tau + n * np.finfo(float).eps * amax, 0.0)
-    lower = float(2.0 * alpha.sum() - s.sum() - n * tau - l * np.abs(lam).sum())
-    return lower, {"tau": tau, "s": s, "lam": lam}
-
-
-def _kernel_times_gram(K, V):
-    """``K o (V V^T)``, the Q of the inner box QP, built in place (one n x n array)."""
-    Q = V @ V.T
-    Q *= K
-    return Q
-
-
-class _BMObjective:
-    """``omega(V V^T)`` + augmented Lagrangian of the balance rows, as a function of ``U``."""
-
-    def __init__(self, K, C, l, n, p):
-        self.K, self.C, self.l, self.n, self.p = K, C, l, n, p
-        self.alpha = np.zeros(n)
-        self.lam_up = np.zeros(n)
-        self.lam_lo = np.zeros(n)
-        self.rho = 1.0
-        self.smooth = 0.0
-        self.n_eval = 0
-        self.qp_iters = 0
-
-    def __call__(self, x):
-        n, p = self.n, self.p
-        U = x.reshape(n, p)
-        nu = np.maximum(np.linalg.norm(U, axis=1), 1e-300)
-        V = U / nu[:, None]
-        Q = _kernel_times_gram(self.K, V)
-        if self.smooth:
-            Q[np.diag_indices(n)] += self.smooth
-        a, qinfo = _box_qp_warm(Q, self.C, self.alpha)
-        self.alpha = a
-        self.n_eval += 1
-        self.qp_iters += qinfo["n_iter"]
-        f = qinfo["value"]
-        aV = a[:, None] * V
-        GV = -2.0 * a[:, None] * (self.K @ aV)  # d omega / dV
-        # balance rows m_i = v_i . w, w = V^T e: AL for m_i - l <= 0 and -m_i - l <= 0
-        w = V.sum(axis=0)
-        m = V @ w
-        mu_up = np.maximum(0.0, self.lam_up + self.rho * (m - self.l))
-        mu_lo = np.maximum(0.0, self.lam_lo + self.rho * (-m - self.l))
-        f += float((mu_up @ mu_up - self.lam_up @ self.lam_up
-                    + mu_lo @ mu_lo - self.lam_lo @ self.lam_lo) / (2.0 * self.rho))
-        mu = mu_up - mu_lo
-        GV += np.outer(mu, w) + np.outer(np.ones(n), V.T @ mu)
-        gU = (GV - np.sum(GV * V, axis=1)[:, None] * V) / nu[:, None]
-        return f, gU.ravel()
-
-    def balance(self, V):
-        return V @ V.sum(axis=0)
-
-
-def _feasible_mix(V, l):
-    """Mix ``V V^T`` with ``I`` just enough to meet ``|M e| <= l``: returns ``t`` in [0, 1)
-    for ``M = (1 - t) V V^T + t I`` (``t = 0`` if ``V V^T`` is feasible)."""
-    m = V @ V.sum(axis=0)
-    worst = float(np.max(np.abs(m)))
-    if worst <= l:
-        return 0.0
-    if l <= 1.0:
-        raise ValueError(
-            "solver='lowrank' needs floor(balance n) >= 2 (the identity must be strictly "
-            "feasible for the certificate); raise balance."
-        )
-    # |(1-t) m_i + t| <= l for all i  <=>  t >= (|m_i| - l) / (|m_i| -+ 1) per sign
-    t = 0.0
-    for mi in m:
-        if mi > l:
-            t = max(t, (mi - l) / (mi - 1.0))
-        elif mi < -l:
-            t = max(t, (-mi - l) / (-mi + 1.0))
-    return min(t * (1 + 1e-12), 1.0)
-
-
-
-
-def sdp_lower_bound(K, alpha, l, V=None, lam=None):
-    """Certified (weak-duality) lower bound on the SDP value from any ``alpha`` in the box.
-
-    With ``p* = min_{M PSD, diag M = e, |M e| <= l} omega(M)`` and any ``0 <= alpha <= C``,
-    ``p* >= 2 alpha^T e - e^T s - l ||lam||_1`` for every ``(s, lam)`` with
-    ``Diag(s) + (lam e^T + e lam^T) / 2 - K o alpha alpha^T`` PSD. ``lam`` (balance
-    multipliers) defaults to 0; ``s`` is estimated from ``V`` (rows of a factor of ``M``; the
-    diagonal when ``None``) and lifted by the largest eigenvalue so that the matrix is PSD (the
-    O(n^3) step). The bound holds for any input, accurate or not, and is never above ``p*``
-    (up to round-off, which is added).
-
-    Returns
-    -------
-    lower : float
-    info : dict ``tau`` (the lift), ``s``, ``lam``
-    """
-    return _sdp_lower_bound(K, alpha, l, V=V, lam=lam)
-
-
-def solve_sdp_mmc_lowrank(
-    K, C=1.0, balance=0.1, *, rank=None, max_iter=1000, tol=1e-3, check_every=50,
-    random_state=None, smooth=(1e-3, 1e-4), callback=None,
-):
-    """Solve the SDP relaxation with ``M = V V^T`` (Burer-Monteiro), with a certified gap.
-
-    Eliminating ``delta``, ``mu`` and ``nu`` by the Schur complement, the SDP of
-    :func:`solve_sdp_mmc` is ``p* = min_M omega(M)`` over ``M`` PSD, ``diag(M) = e``,
-    ``|M e| <= l``, with ``omega(M) = max_{0 <= alpha <= C} 2 alpha^T e - alpha^T (K o M) alpha``
-    convex in ``M`` (gradient ``-(K o alpha alpha^T)`` at the maximizer, Danskin). ``M`` is
-    factored as ``V V^T`` with ``V`` n x ``rank`` with unit rows (``diag(M) = e`` by
-    construction); ``omega(V V^T)`` is evaluated by a warm-started projected Newton method on
-    the box QP and minimized over ``V`` by L-BFGS, the balance rows by an augmented
-    Lagrangian; ``omega`` is smoothed by ``mu ||alpha||^2`` for the first chunks
-    (``smooth``, relative to ``max diag K``), then exact.
-
-    Every ``check_every`` iterations the iterate is certified: ``upper`` is ``omega`` at a
-    feasible ``M`` (``V V^T``, mixed with ``I`` if a balance row is violated), bounded from
-    above by concavity; ``lower`` is :func:`sdp_lower_bound` at the QP's ``alpha``. Both are
-    rigorous, so ``lower <= p* <= upper``. It stops when
-    ``upper - lower <= tol * max(|upper|, 1)`` or after ``max_iter`` L-BFGS iterations and
-    returns the best certified iterate.
-
-    Memory: ``sdp_memory_bytes(n, "lowrank")`` = ``128 n^2`` bytes. Time: each evaluation is
-    O(n^2 rank) plus the QP; each certificate one O(n^3) eigenvalue.
-
-    Parameters
-    ----------
-    K : ndarray of shape (n, n), the (centred) kernel
-    C : float, the finite box bound (the hard margin is not supported)
-    balance : float, ``l = floor(balance n)``, which must be at least 2
-    rank : int or None, columns of ``V``; ``None`` means ``ceil(sqrt(2 n)) + 1`` (a rank
-        at which an optimal ``M`` exists, Barvinok-Pataki)
-    max_iter : int, L-BFGS iterations in total
-    tol : float, relative gap at which to stop
-    check_every : int, iterations between certificates
-    random_state : seed of the small perturbation of the spectral start
-    smooth : sequence of float, the smoothing per chunk (the last one is kept)
-    callback : callable or None, called with each certificate (a dict)
-
-    Returns
-    -------
-    V : ndarray of shape (n, rank), unit rows
-    info : dict ``upper``, ``lower``, ``gap``, ``rel_gap``, ``alpha``, ``n_iter``,
-        ``n_eval``, ``qp_iters``, ``rank``, ``l``, ``mix`` (weight of ``I`` in the certified
-        ``M = (1 - mix) V V^T + mix I``), ``converged``, ``history``, ``solve_time``
-    """
-    K = np.asarray(K, dtype=float)
-    if not np.array_equal(K, K.T):  # SDPMMC passes a symmetric K: no copy then
-        K = (K + K.T) / 2.0
-    n = K.shape[0]
-    if C is None or not np.isfinite(C):
-        raise ValueError("solver='lowrank' needs a finite C (the hard margin C=None is cvxpy only).")
-    l = max_imbalance(n, balance)
-    p = int(min(n, rank if rank is not None else int(np.ceil(np.sqrt(2 * n))) + 1))
-    rng = check_random_state(random_state)
-    t0 = time.perf_counter()
-    w, Qe = eigh(K, subset_by_index=[n - p, n - 1])
-    U0 = Qe * np.sqrt(np.clip(w, 0.0, None)) + 1e-3 * rng.standard_normal((n, p)) / np.sqrt(n)
-    obj = _BMObjective(K, float(C), l, n, p)
-    kscale = max(float(np.max(np.diag(K))), 1e-300)
-    smooth = list(smooth) if smooth else [0.0]
-    x = U0.ravel().copy()
-    history = []
-    n_iter = 0
-    best = None
-    while True:
-        chunk = max(1, min(check_every, max_iter - n_iter))
-        obj.smooth = smooth[min(len(history), len(smooth) - 1)] * kscale
-        res = minimize(obj, x, jac=True, method="L-BFGS-B",
-                       options={"maxiter": chunk, "maxcor": 20, "ftol": 0.0, "gtol": 1e-12})
-        x = res.x
-        n_iter += int(res.nit)
-        U = x.reshape(n, p)
-        V = U / np.maximum(np.linalg.norm(U, axis=1), 1e-300)[:, None]
-        m = obj.balance(V)
-        obj.lam_up = np.maximum(0.0, obj.lam_up + obj.rho * (m - l))
-        obj.lam_lo = np.maximum(0.0, obj.lam_lo + obj.rho * (-m - l))
-        if np.max(np.abs(m)) > l * (1 + 1e-3):
-            obj.rho = min(obj.rho * 4.0, 1e6)
-        mix = _feasible_mix(V, l)
-        Q = _kernel_times_gram(K, V)
-        if mix > 0:
-            Q *= 1.0 - mix
-            Q[np.diag_indices(n)] += mix * np.diag(K)
-        a, _ = _box_qp_warm(Q, C, obj.alpha)
-        _, upper = _omega_bounds(Q, a, C)
-        del Q  # the certificate below builds its own n x n matrix
-        alpha = a if mix == 0 else _box_qp_warm(_kernel_times_gram(K, V), C, a)[0]
-        lower, linfo = _sdp_lower_bound(K, alpha, l, V=V, lam=obj.lam_up - obj.lam_lo)
-        gap = upper - lower
-        entry = {"n_iter": n_iter, "smooth": obj.smooth, "upper": upper, "lower": lower,
-                 "gap": gap, "rel_gap": gap / max(abs(upper), 1.0), "tau": linfo["tau"],
-                 "mix": mix, "n_eval": obj.n_eval}
-        history.append(entry)
-        if callback is not None:
-            callback(entry)
-        if best is None or gap < best[0]:
-            best = (gap, V.copy(), upper, lower, alpha.copy(), mix)
-        converged = gap <= tol * max(abs(upper), 1.0)
-        if converged or n_iter >= max_iter or (res.nit == 0 and len(history) >= len(smooth)):
-            break
-    gap, V, upper, lower, alpha, mix = best
-    rel_gap = gap / max(abs(upper), 1.0)
-    info = {
-        "upper": upper, "lower": lower, "gap": gap, "rel_gap": rel_gap, "alpha": alpha,
-        "n_iter": n_iter, "n_eval": obj.n_eval, "qp_iters": obj.qp_iters, "rank": p, "l": l,
-        "mix": mix, "converged": bool(rel_gap <= tol), "history": history,
-        "solve_time": time.perf_counter() - t0,
-    }
-    return V, info
 
 # --------------------------------------------------------------------------------------
 # Rounding M to labels
@@ -764,6 +185,12 @@ def _canonical(y):
     """Fix the sign symmetry y ~ -y: the first sample gets +1."""
     y = np.asarray(y, dtype=int)
     return y if y[0] > 0 else -y
+
+
+def _psd_factor(M):
+    """``V`` with ``M = V V^T`` (eigenvalues clipped at 0)."""
+    w, U = np.linalg.eigh(np.asarray(M, dtype=float))
+    return U * np.sqrt(np.clip(w, 0.0, None))
 
 
 def balance_moves(M, l):
@@ -812,8 +239,7 @@ def randomized_rounding(M, K, C, l, *, n_hyperplanes=100, random_state=None):
     omega : float
     """
     rng = check_random_state(random_state)
-    w, U = np.linalg.eigh(np.asarray(M, dtype=float))
-    V = U * np.sqrt(np.clip(w, 0.0, None))
+    V = _psd_factor(M)
     candidates = {tuple(eigenvector_rounding(M, l))}
     for _ in range(n_hyperplanes):
         y = _canonical(balanced_sign(V @ rng.standard_normal(V.shape[1]), l))
@@ -830,15 +256,6 @@ def randomized_rounding(M, K, C, l, *, n_hyperplanes=100, random_state=None):
         best_y = eigenvector_rounding(M, l)
         best = svm_dual_objective(K, best_y, C)
     return best_y, float(best)
-
-
-#: ``rounding="auto"`` rounds by random hyperplanes with ``solver="cvxpy"`` (any n) and with
-#: ``solver="lowrank"`` up to this many samples, by the leading eigenvector beyond: the
-#: randomized rounding where it costs under about one CPU second or at most 10 % of the solve.
-#: Measured (benchmarks/bench_sdp_rounding_cost.py; benchmarks/results/sdp_mmc_defaults.md),
-#: 100 hyperplanes: cvxpy 0.2-0.3 s at n = 50, 1-5 % of the solve at n = 100 and 200; lowrank
-#: 0.7-0.9 s at n = 200, 2.2-2.5 s (28-32 %) at n = 500, 10.7 s (4-18 %) at n = 1000.
-_AUTO_RANDOMIZED_MAX_N_LOWRANK = 200
 
 
 def _resolve_rounding(rounding, solver, n):
@@ -877,7 +294,7 @@ class SDPMMC(ClusterMixin, BaseEstimator):
         ``None`` is the hard margin (no ``nu``).
     balance : float in [0, 1], default=0.1
         Class balance as a fraction of n: the two cluster sizes differ by at most
-        ``floor(balance n)``, ``|N_+ - N_-| <= floor(balance n)`` (a hard bound).
+        ``floor(balance n)`` (a hard bound).
     kernel : {"rbf", "linear", "precomputed"}, default="rbf"
         With ``"precomputed"``, ``X`` is the n x n kernel matrix (checked to be PSD).
     gamma : float, default=None
@@ -889,42 +306,39 @@ class SDPMMC(ClusterMixin, BaseEstimator):
     rounding : {"auto", "eigenvector", "randomized"}, default="auto"
         ``"eigenvector"``: balanced sign of the leading eigenvector of ``M``.
         ``"randomized"``: Goemans-Williamson random hyperplanes through a factor of ``M``,
-        keeping the balanced labeling with the smallest exact ``omega(y)``; the eigenvector
-        labeling is among the candidates, so it is never worse by the objective.
-        ``"auto"``: ``"randomized"`` where it is cheap, ``"eigenvector"`` otherwise: always
-        randomized with ``solver="cvxpy"``, and with ``solver="lowrank"`` up to n = 200
-        samples (see Notes; ``rounding_`` says which one was used).
+        keeping the balanced labeling with the smallest exact ``omega(y)`` (the eigenvector
+        labeling is a candidate, so it is never worse by the objective).
+        ``"auto"``: randomized where that costs under about one CPU second or a tenth of the
+        solve (always with ``solver="cvxpy"``, up to n = 200 with ``solver="lowrank"``),
+        eigenvector otherwise.
     n_hyperplanes : int, default=100
         Number of random hyperplanes of the randomized rounding.
     solver : {"cvxpy", "lowrank"}, default="cvxpy"
         Algorithm for the relaxation: ``"cvxpy"`` solves the SDP with the cvxpy back end
-        ``cvxpy_solver`` (memory ``2000 n^2`` bytes, minutes beyond n = 300);
-        ``"lowrank"`` factors ``M = V V^T`` (Burer-Monteiro, :func:`solve_sdp_mmc_lowrank`)
-        and certifies the gap of the same SDP (memory ``128 n^2`` bytes; at n = 1000 about
-        200 iterations and half a CPU minute reach a certified gap of 1e-3;
-        benchmarks/results/sdp_mmc_scale.md). It needs a finite
-        ``C``.
+        ``cvxpy_solver`` (``n (n + 1) / 2`` unknowns: minutes beyond a few hundred samples);
+        ``"lowrank"`` factors ``M = V V^T``
+        (Burer-Monteiro, :func:`solve_sdp_mmc_lowrank`) and certifies the gap of the same SDP
+        (thousands of samples; it needs a finite ``C``).
     cvxpy_solver : str or None, default=None
         cvxpy back end; ``None`` means SCS (Clarabel's memory grows like n^4 here).
     solver_options : dict or None, default=None
-        Passed to the back end (keyword arguments of ``cvxpy.Problem.solve``, e.g.
+        Passed to the back end (keyword arguments of ``cvxpy.Problem.solve``), e.g.
         ``{"eps": 1e-6}`` or ``{"max_iters": 10000}`` for SCS, ``{"max_iter": 200}`` for
-        CLARABEL); a key the back end does not accept raises a ``ValueError`` listing the
-        valid ones.
+        CLARABEL; a key the back end does not accept raises a ``ValueError`` listing the valid
+        ones.
     rank : int or None, default=None
         Rank bound of the low-rank solution ``M = V V^T`` (columns of ``V``) with
         ``solver="lowrank"``; ``None`` means ``ceil(sqrt(2 n)) + 1``, a rank at which the SDP
-        has an optimal solution. Ignored by ``solver="cvxpy"``.
+        has an optimal solution.
     max_iter : int, default=1000
         Maximum number of L-BFGS iterations of ``solver="lowrank"`` (the cvxpy back end's
         limit is set through ``solver_options``).
     tol : float, default=1e-3
-        Stop when the certified relative duality gap of ``solver="lowrank"``,
+        Stop when the certified relative gap of ``solver="lowrank"``,
         ``(upper - lower) / max(|upper|, 1)``, is at most ``tol``.
     random_state : int, RandomState instance or None, default=None
-        Seed of the randomized rounding (which the default ``rounding="auto"`` uses with
-        ``solver="cvxpy"``, and with ``solver="lowrank"`` up to n = 200) and of the start of
-        ``solver="lowrank"``. With ``None`` the labels can change from run to run.
+        Seed of the randomized rounding and of the start of ``solver="lowrank"``. With
+        ``None`` the labels can change from run to run.
 
     Attributes
     ----------
@@ -935,40 +349,34 @@ class SDPMMC(ClusterMixin, BaseEstimator):
     M_ : ndarray of shape (n_samples, n_samples)
         Solution of the relaxation (approximately ``y y^T`` when the relaxation is tight).
     objective_ : float
-        A lower bound on ``min_y omega(y)``: the SDP value ``delta`` when the back end
-        solved it (status ``"optimal"``); otherwise (back end stopped early,
-        ``solver="lowrank"``) the certified weak-duality bound :func:`sdp_lower_bound`, which
-        is never above the SDP value. Always ``0 <= objective_ <= labeling_objective_``.
+        A lower bound on ``min_y omega(y)``: the SDP value ``delta`` when the back end solved
+        it (status ``"optimal"``), else the certified weak-duality bound
+        :func:`sdp_lower_bound`. Always ``0 <= objective_ <= labeling_objective_``.
     duality_gap_ : float or None
-        ``solver="lowrank"``: the certified gap ``upper - objective_`` of the SDP (``upper``
-        is ``omega`` at the returned ``M``, so the SDP value lies in
-        ``[objective_, objective_ + duality_gap_]``); ``None`` with ``solver="cvxpy"`` (the
-        back end's own value is ``solver_stats_["objective"]``).
+        ``solver="lowrank"``: the certified gap, the SDP value lies in
+        ``[objective_, objective_ + duality_gap_]``; ``None`` with ``solver="cvxpy"``.
     M_factor_ : ndarray of shape (n_samples, rank) or None
         ``V`` with ``M_ = V V^T`` (``solver="lowrank"``; ``None`` otherwise).
     labeling_objective_ : float
-        Exact ``omega(y)`` of the returned labels (``>= objective_``).
+        Exact ``omega(y)`` of the returned labels.
     dual_coef_ : ndarray of shape (n_samples,)
-        The SVM dual variables ``alpha`` of the source, read from the dual of the block
-        constraint.
+        The SVM dual variables ``alpha``, read from the dual of the block constraint.
     kernel_matrix_ : ndarray of shape (n_samples, n_samples)
         The (centred) kernel the SDP used.
     gamma_ : float or None
         The RBF parameter used (``None`` for the linear and precomputed kernels).
     n_iter_ : int or None
-        Iterations of the cvxpy back end (``None`` if it does not report them), or L-BFGS
-        iterations of ``solver="lowrank"``; 0 when no solve was needed (identical samples).
+        Iterations of the cvxpy back end (``None`` if it does not report them) or of L-BFGS;
+        0 when no solve was needed (identical samples).
     balance_decided_ : int
         Samples that the balance bound moved from the sign of the leading eigenvector of
-        ``M_`` (:func:`balance_moves`; 0 when that sign already meets the bound). It does not
-        depend on the rounding that labelled the samples.
+        ``M_`` (:func:`balance_moves`), whatever the rounding.
     rounding_ : {"eigenvector", "randomized"} or None
-        The rounding used (``rounding`` itself, or what ``"auto"`` chose); ``None`` when no
-        rounding was needed (identical samples).
-    solver_stats_ : dict
-        Back end, status, objective, times and iterations (from cvxpy); with
-        ``solver="lowrank"`` the certificate (``upper``, ``lower``, ``gap``, ``rel_gap``,
-        ``converged``, ``history``, ...).
+        The rounding used (``None``: identical samples, no rounding).
+    solver_info_ : dict
+        ``solver``, ``status`` and ``n_iter``; from cvxpy the back end's ``objective`` and
+        times, from ``solver="lowrank"`` the certificate (``upper``, ``lower``, ``gap``,
+        ``rel_gap``, ``converged``, ``history``, ...).
     n_features_in_ : int
         Number of features seen in ``fit``.
 
@@ -979,64 +387,37 @@ class SDPMMC(ClusterMixin, BaseEstimator):
 
     Notes
     -----
-    SDP MMC is a two-cluster method (its relaxation lifts a +-1 labeling ``y`` to
-    ``M = y y^T``), so it has no ``n_clusters`` parameter; :class:`UMCRLS` and :class:`EMMC`
-    cluster into ``k > 2`` clusters. There are ``n (n + 1) / 2`` unknowns in ``M``: the
-    cvxpy path is slow beyond a few hundred samples (a ``UserWarning`` says so above 300)
-    and ``solver="lowrank"`` reached the certified gap ``tol = 1e-3`` at n = 1000 in about 25
-    CPU seconds and at n = 2000 in about 3 CPU minutes
-    (``benchmarks/results/sdp_mmc_scale.md``).
-
-    Defaults on standardized real data: the relaxation is rarely tight (``M_`` far from rank
-    one) at the default width, including on data where the labels are perfect, so no warning
-    signals a loose relaxation: neither the leading-eigenvalue share of ``M_`` nor the gap
-    between ``objective_`` and ``labeling_objective_`` separated the sets where ``SDPMMC()``
-    falls below k-means (``benchmarks/studies/sdp_mmc_tightness.md``). There the rounding
-    matters, and the default ``rounding="auto"`` rounds by random hyperplanes where that is
-    cheap: on iris versicolor vs virginica the eigenvector rounding gives ARI 0.20 (k-means
-    0.43) and the randomized rounding 0.81 ± 0.04 (over five hyperplane seeds) on the same
-    ``M_`` (the case that prompted the study); on each of twelve fresh sets its mean ARI over
-    five hyperplane seeds was at most 0.012 below the eigenvector rounding's and 0.035 to 0.125
-    above it on four (up to 0.031 below on the study's other sets;
-    ``benchmarks/results/sdp_mmc_defaults.md``). A smaller ``omega(y)`` is not a higher ARI:
-    the randomized rounding is never worse by the objective, not by agreement with classes
-    (chapter 02's unbalanced example shows a wrong labeling with a smaller ``omega``). It costs
-    ``n_hyperplanes`` exact evaluations of ``omega(y)``, and its labels depend on
-    ``random_state`` (with ``random_state=None`` they can change from run to run). The rule of
-    ``"auto"``: randomized where it costs under about one CPU second or at most 10 % of the
-    solve on both measured sets, expressed as a sample-count threshold
-    (``_AUTO_RANDOMIZED_MAX_N_LOWRANK = 200``; nothing was measured between 200 and 500),
-    measured with 100 hyperplanes on standardized two
-    Gaussians and moons (CPU seconds; the same file). With ``solver="cvxpy"`` it took
-    0.2-0.3 s at n = 50 and 1-5 % of the solve at n = 100 and 200, so ``"auto"`` always uses
-    it; with ``solver="lowrank"`` 0.7-0.9 s at n = 200 (the solve 0.4-1.8 s), 2.2-2.5 s at
-    n = 500 (28-32 % of the solve) and 10.7 s at n = 1000 (4-18 %), so ``"auto"`` uses it up
-    to n = 200 and the eigenvector rounding above. Pass ``rounding="randomized"`` to round
-    large low-rank fits by hyperplanes too.
+    A two-cluster method (the relaxation lifts a +-1 labeling ``y`` to ``M = y y^T``), so
+    there is no ``n_clusters``; :class:`UMCRLS` and :class:`EMMC` cluster into ``k > 2``
+    clusters. On real data the relaxation is often not tight (``M_`` far
+    from rank one) and the rounding matters; a smaller ``omega(y)`` is not necessarily a
+    higher agreement with classes.
 
     Memory, checked against ``mmcedu.get_config()["memory_budget"]`` before anything n x n
     is allocated (:class:`~mmcedu.exceptions.MemoryBudgetError` otherwise):
-    ``solver="cvxpy"`` about ``2000 n^2`` bytes (0.7 GB at n = 600, 8 GB at n = 2000);
-    ``solver="lowrank"`` about ``128 n^2`` bytes (:func:`sdp_memory_bytes`).
+    :meth:`memory_bytes`, ``2000 n^2`` bytes with ``solver="cvxpy"`` (0.7 GB at n = 600),
+    ``128 n^2`` with ``solver="lowrank"`` (1.2 GB at n = 3000).
+
+    Label-free rule (:meth:`label_free_rule`): the RBF width over
+    ``gamma_grid(X, octaves=LABEL_FREE_OCTAVES)`` (``median_gamma(X) / 4`` to
+    ``256 median_gamma(X)``), chosen by ``"transfer_stability"`` alone: among the criteria
+    tried it came closest to the best grid point, and it needs no objective comparable
+    across widths. :meth:`objective_contrast` is SDP MMC's own objective relative to chance.
 
     Warnings and errors:
 
     * :class:`~mmcedu.exceptions.SolverWarning` -- the back end stopped early (status
-      ``optimal_inaccurate`` with SCS, ``user_limit`` at Clarabel's ``max_iter``: both return
-      the last iterate) or ``solver="lowrank"`` stopped at ``max_iter`` above ``tol``. The
-      message gives the certified bound and gap; ``objective_`` is the certified bound.
-    * :class:`~mmcedu.exceptions.SolverError` -- the back end failed (no iterate).
-    * :class:`~mmcedu.exceptions.BalanceWarning` -- the balance bound decided the split:
-      it moved at least ``BALANCE_WARN_FRACTION = 5 %`` of the samples from the sign of the
-      leading eigenvector of ``M_`` (``balance_decided_``; e.g. ``SDPMMC()`` on standardized
-      iris, 50/100, where the default ``balance=0.1`` allows at most 68/82). The message
-      says to raise ``balance`` and names :class:`mmcedu.model_selection.LabelFreeSearch`.
+      ``optimal_inaccurate`` or ``user_limit``: its last iterate) or ``solver="lowrank"``
+      stopped at ``max_iter`` above ``tol``; ``objective_`` is then the certified bound.
+      :class:`~mmcedu.exceptions.SolverError` -- the back end failed (no iterate).
+    * :class:`~mmcedu.exceptions.BalanceWarning` -- the balance bound moved at least
+      :data:`mmcedu.balance.BALANCE_WARN_FRACTION` of the samples (``balance_decided_``; e.g.
+      ``SDPMMC()`` on standardized iris, 50/100, where ``balance=0.1`` allows at most 68/82).
     * :class:`~mmcedu.exceptions.DegenerateDataWarning` -- all samples are identical (one
-      cluster is returned, ``n_clusters_ = 1``, no solve), or the RBF kernel is numerically
-      the identity or all ones (the split is arbitrary).
-    * ``ValueError`` -- data whose squared distances overflow or underflow, a kernel that is
-      not finite, or an unknown ``solver_options`` key. ``KeyboardInterrupt`` (Ctrl-C) stops
-      a solve as it does any Python code.
+      cluster, no solve), or the RBF kernel is numerically the identity or all ones.
+    * ``UserWarning`` -- ``solver="cvxpy"`` above 300 samples (minutes to hours).
+    * ``ValueError`` -- squared distances that overflow or underflow, a kernel that is not
+      finite, or an unknown ``solver_options`` key.
 
     References
     ----------
@@ -1074,10 +455,6 @@ class SDPMMC(ClusterMixin, BaseEstimator):
         "tol": [Interval(Real, 0, None, closed="neither")],
         "random_state": ["random_state"],
     }
-
-    # scikit-learn's check_clustering (ARI > 0.4 against three blobs of 50 points, which a
-    # two-cluster method under |N+ - N-| <= 5 must cut) passes with the default rounding="auto"
-    # (ARI 0.44-0.46 at random_state 0-2); the eigenvector rounding gives 0.39 there.
 
     def __init__(
         self,
@@ -1117,6 +494,88 @@ class SDPMMC(ClusterMixin, BaseEstimator):
         tags.input_tags.pairwise = self.kernel == "precomputed"
         return tags
 
+    def memory_bytes(self, n_samples, n_features=None):
+        """Bytes of the largest arrays a fit with these parameters holds at once.
+
+        ``solver="cvxpy"``: ``2000 n^2``, cvxpy's problem data for the ``n (n + 1) / 2``
+        unknowns in ``M`` (the block ``K o M`` with its n^2 coefficients, two PSD cones and
+        their sparse coefficient matrices). ``solver="lowrank"``: sixteen n x n float64
+        arrays, ``128 n^2`` (the kernel, ``K o V V^T``, ``V V^T`` and the dense matrix of the
+        certificate's eigenvalue are six; temporaries, the allocator and LAPACK's workspace
+        take as much again or more). ``n_features`` does not enter: the n x n arrays dominate.
+        ``fit`` checks this number against the memory budget before allocating.
+
+        Returns
+        -------
+        int
+        """
+        n = int(n_samples)
+        if self.solver == "lowrank":
+            return array_bytes((_LOWRANK_ARRAYS, n, n))
+        return _CVXPY_BYTES_PER_ENTRY * n * n
+
+    def label_free_rule(self, X):
+        """The recommended way to choose this estimator's parameters without labels, on ``X``.
+
+        The RBF width ``gamma`` over ``gamma_grid(X, octaves=LABEL_FREE_OCTAVES)``
+        (:func:`mmcedu.kernels.gamma_grid`), chosen by transfer stability alone.
+
+        Returns
+        -------
+        rule : dict
+            ``"param_grid"``: a dict ``{name: [values, ...]}`` for LabelFreeSearch, relative to
+            ``X`` where it is a width; ``"criterion"``: a list of LabelFreeSearch criterion names
+            (the first chooses, the second breaks ties within ``tolerance``); ``"tolerance"``: float.
+        """
+        return {"param_grid": {"gamma": gamma_grid(X, octaves=LABEL_FREE_OCTAVES)},
+                "criterion": ["transfer_stability"], "tolerance": 0.0}
+
+    def objective_contrast(self, X, *, random_state=None):
+        """The fitted clustering's own objective relative to chance (larger is better).
+
+        ``1 - omega(y) / E_sigma omega(sigma(y))``, with ``y`` the +-1 form of ``labels_``
+        (cluster 0 is +1) and ``omega(y) = max_{0 <= a <= C} 2 a^T e - a^T (K o y y^T) a``
+        the soft-margin SVM dual value of the labeling (small ``omega`` = large margin) on
+        the kernel of ``X`` with the fitted width, centred in feature space when ``center``.
+        The chance level ``E_sigma`` is the mean over five random permutations ``sigma`` of
+        ``y`` (random labelings with the same cluster sizes), drawn by ``random_state``:
+        ``omega`` is a maximum, not a quadratic form in ``y``, so there is no closed form.
+        A ratio, because raw ``omega`` values are not comparable across kernel widths; the
+        ratio to chance is. ``omega`` is evaluated by L-BFGS-B on the box.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features), or the kernel matrix with
+            ``kernel="precomputed"``; the data the estimator was fitted on
+        random_state : int, RandomState instance or None, default=None
+
+        Returns
+        -------
+        float
+            NaN for the hard margin ``C=None`` (a random labeling's value is infinite), for
+            fewer than two clusters, or when the chance level is not positive.
+        """
+        check_is_fitted(self)
+        if self.C is None or self.n_clusters_ != 2:
+            return np.nan
+        K = self._raw_kernel(X)
+        if self.center:
+            K = K - K.mean(axis=0)[None, :] - K.mean(axis=1)[:, None] + K.mean()
+        y = np.where(self.labels_ == 0, 1.0, -1.0)
+        rng = check_random_state(random_state)
+        omega = _svm_dual_lbfgs(K * np.outer(y, y), self.C)
+        chance = np.mean([_svm_dual_lbfgs(K * np.outer(ys, ys), self.C)
+                          for ys in (rng.permutation(y) for _ in range(_N_CHANCE_LABELINGS))])
+        if not chance > 0:
+            return np.nan
+        return float(1.0 - omega / chance)
+
+    def _raw_kernel(self, X):
+        """The uncentred kernel of ``X`` with the fitted width (``X`` for "precomputed")."""
+        if self.kernel == "precomputed":
+            return np.asarray(X, dtype=float)
+        return kernel_matrix(np.asarray(X, dtype=float), self.kernel, self.gamma_)
+
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
         """Solve the SDP relaxation on ``X`` and round ``M`` to two clusters.
@@ -1141,85 +600,18 @@ class SDPMMC(ClusterMixin, BaseEstimator):
             else "Use fewer samples (a subsample), or GMMC(solver='lowrank')."
         )
         check_memory(
-            sdp_memory_bytes(n, self.solver),
+            self.memory_bytes(n),
             what=f"SDPMMC(solver={self.solver!r}) for n = {n:,} ({n * (n + 1) // 2:,} unknowns in M)",
             alternative=alternative,
         )
-        if self.kernel == "precomputed":
-            K = check_kernel_matrix(X, psd=True)
-            self.gamma_ = None
-            identical = False
-        else:
-            X = X.astype(np.float64)
-            identical = all_identical(X)
-            if not identical:
-                check_scale(X)
-            if self.kernel == "rbf":
-                self.gamma_ = (
-                    (median_gamma(X) if not identical else 1.0) if self.gamma is None
-                    else float(self.gamma)
-                )
-                K = kernel_matrix(X, "rbf", self.gamma_)
-            else:
-                K = kernel_matrix(X, "linear")
-                self.gamma_ = None
-            check_finite_result(
-                K, what=f"The {self.kernel} kernel matrix",
-                hint="the squared distances / inner products overflow float64; standardize X.",
-            )
-            if self.kernel == "rbf" and not identical:
-                warn_degenerate_kernel(K, self.gamma_, who="SDPMMC")
-        if self.center:
-            K = center_kernel(K)
-        K = (K + K.T) / 2.0
-        if self.kernel == "precomputed" and self.center:
-            identical = float(np.max(np.abs(K))) <= 1e-12 * max(1.0, float(np.max(np.abs(X))))
+        K, identical = self._centred_kernel(X)
         if identical:
             return self._fit_identical(K, n)
         l = max_imbalance(n, self.balance)
-        self.M_factor_ = None
-        self.duality_gap_ = None
         if self.solver == "lowrank":
-            V, info = solve_sdp_mmc_lowrank(
-                K, self.C, self.balance, rank=self.rank, max_iter=self.max_iter, tol=self.tol,
-                random_state=rng,
-            )
-            M = (1.0 - info["mix"]) * (V @ V.T)
-            M[np.diag_indices(n)] += info["mix"]
-            lower = max(0.0, info["lower"])
-            self.duality_gap_ = float(info["upper"] - lower)
-            if not info["converged"]:
-                warnings.warn(
-                    f"SDPMMC(solver='lowrank') stopped after {info['n_iter']} iterations "
-                    f"(max_iter={self.max_iter}) with certified relative gap "
-                    f"{info['rel_gap']:.3g} > tol={self.tol:g} (SDP value in "
-                    f"[{lower:.6g}, {info['upper']:.6g}]): M_ is not optimal. Increase max_iter "
-                    "or tol.",
-                    SolverWarning,
-                    stacklevel=2,
-                )
-            alpha = info["alpha"]
-            stats = {k: v for k, v in info.items() if k != "alpha"}
-            stats.update(solver="lowrank", status="optimal" if info["converged"] else "max_iter")
-            self.M_factor_ = V
-            objective = lower
+            M, alpha, info, objective = self._solve_lowrank(K, l, rng)
         else:
-            if n > _SLOW_CVXPY_N:
-                warnings.warn(
-                    f"SDPMMC(solver='cvxpy'): the SDP has n(n+1)/2 = {n * (n + 1) // 2:,} "
-                    f"unknowns for n_samples={n}; the cvxpy back end takes minutes to hours "
-                    f"(and about {format_bytes(sdp_memory_bytes(n))}). Use solver='lowrank' or "
-                    "fewer samples.",
-                    UserWarning,
-                    stacklevel=2,
-                )
-            sol = solve_sdp_mmc(
-                K, self.C, self.balance, cvxpy_solver=self.cvxpy_solver,
-                solver_options=self.solver_options, warn=False,
-            )
-            M, alpha, stats, objective = sol.M, sol.alpha, sol.stats, sol.delta
-            if stats["status"] != "optimal":
-                objective = self._certify_early_stop(K, sol, l)
+            M, alpha, info, objective = self._solve_cvxpy(K, l)
         self.rounding_ = _resolve_rounding(self.rounding, self.solver, n)
         if self.rounding_ == "eigenvector":
             y_pm = eigenvector_rounding(M, l)
@@ -1233,39 +625,102 @@ class SDPMMC(ClusterMixin, BaseEstimator):
         self.labels_ = (y_pm < 0).astype(int)
         self.n_clusters_ = int(np.unique(self.labels_).size)
         self.M_ = M
-        self.balance_decided_, free_sizes = balance_moves(M, l)
-        if self.balance_decided_ >= BALANCE_WARN_FRACTION * n:
-            sizes = sorted(np.bincount(self.labels_, minlength=2).tolist())
-            warnings.warn(
-                f"SDPMMC: the balance bound |N+ - N-| <= floor(balance n) = {l} "
-                f"(balance={self.balance:g}) decided the split: the leading eigenvector of M_ "
-                f"points to clusters of sizes {free_sizes}, and meeting the bound moves "
-                f"{self.balance_decided_} of {n} samples from that sign (the returned clusters, "
-                f"{self.rounding_} rounding, have sizes {sizes}). If the clusters "
-                "may differ in size, raise balance (balance=0.5 allows sizes 1:3; 1.0 "
-                "removes the bound) or choose it without labels: LabelFreeSearch(SDPMMC(), "
-                "{'balance': [0.1, 0.3, 0.5]}, criterion='transfer_stability').fit(X) "
-                "(mmcedu.model_selection).",
-                BalanceWarning,
-                stacklevel=2,
-            )
+        self._check_balance_decided(l)
         self.objective_ = float(objective)
         self.labeling_objective_ = float(omega)
         self.dual_coef_ = alpha
         self.kernel_matrix_ = K
-        self.solver_stats_ = stats
-        self.n_iter_ = stats.get("n_iter")
+        self.solver_info_ = info
+        self.n_iter_ = info.get("n_iter")
         return self
+
+    def _centred_kernel(self, X):
+        """The symmetric (centred) kernel of ``X`` and whether all samples are identical."""
+        if self.kernel == "precomputed":
+            K = check_kernel_matrix(X, psd=True)
+            self.gamma_ = None
+            identical = False
+        else:
+            X = X.astype(np.float64)
+            identical = all_identical(X)
+            if not identical:
+                check_scale(X)
+            self.gamma_ = None
+            if self.kernel == "rbf":
+                self.gamma_ = (
+                    (median_gamma(X) if not identical else 1.0) if self.gamma is None
+                    else float(self.gamma)
+                )
+            K = self._raw_kernel(X)
+            check_finite_result(
+                K, what=f"The {self.kernel} kernel matrix",
+                hint="the squared distances / inner products overflow float64; standardize X.",
+            )
+            if self.kernel == "rbf" and not identical:
+                warn_degenerate_kernel(K, self.gamma_, who="SDPMMC", stacklevel=4)
+        if self.center:
+            K = center_kernel(K)
+        K = (K + K.T) / 2.0
+        if self.kernel == "precomputed" and self.center:
+            identical = float(np.max(np.abs(K))) <= 1e-12 * max(1.0, float(np.max(np.abs(X))))
+        return K, identical
+
+    def _solve_lowrank(self, K, l, rng):
+        """``solver="lowrank"``: ``(M, alpha, info, certified lower bound)``, with its warning."""
+        n = K.shape[0]
+        V, info = solve_sdp_mmc_lowrank(
+            K, self.C, self.balance, rank=self.rank, max_iter=self.max_iter, tol=self.tol,
+            random_state=rng,
+        )
+        M = (1.0 - info["mix"]) * (V @ V.T)
+        M[np.diag_indices(n)] += info["mix"]
+        lower = max(0.0, info["lower"])
+        self.duality_gap_ = float(info["upper"] - lower)
+        self.M_factor_ = V
+        if not info["converged"]:
+            warnings.warn(
+                f"SDPMMC(solver='lowrank') stopped after {info['n_iter']} iterations "
+                f"(max_iter={self.max_iter}) with certified relative gap "
+                f"{info['rel_gap']:.3g} > tol={self.tol:g} (SDP value in "
+                f"[{lower:.6g}, {info['upper']:.6g}]): M_ is not optimal. Increase max_iter "
+                "or tol.",
+                SolverWarning,
+                stacklevel=3,
+            )
+        alpha = info.pop("alpha")
+        info.update(solver="lowrank", status="optimal" if info["converged"] else "max_iter")
+        return M, alpha, info, lower
+
+    def _solve_cvxpy(self, K, l):
+        """``solver="cvxpy"``: ``(M, alpha, info, delta or a certified lower bound)``."""
+        n = K.shape[0]
+        self.M_factor_ = None
+        self.duality_gap_ = None
+        if n > _SLOW_CVXPY_N:
+            warnings.warn(
+                f"SDPMMC(solver='cvxpy'): the SDP has n(n+1)/2 = {n * (n + 1) // 2:,} "
+                f"unknowns for n_samples={n}; the cvxpy back end takes minutes to hours "
+                f"(and about {format_bytes(self.memory_bytes(n))}). Use solver='lowrank' or "
+                "fewer samples.",
+                UserWarning,
+                stacklevel=3,
+            )
+        sol = solve_sdp_mmc(
+            K, self.C, self.balance, cvxpy_solver=self.cvxpy_solver,
+            solver_options=self.solver_options, warn=False,
+        )
+        objective = sol.delta
+        if sol.info["status"] != "optimal":
+            objective = self._certify_early_stop(K, sol, l)
+        return sol.M, sol.alpha, sol.info, objective
 
     def _certify_early_stop(self, K, sol, l):
         """Certified lower bound when the cvxpy back end stopped early, with the warning."""
-        st = sol.stats
+        st = sol.info
         n = K.shape[0]
         box = np.inf if self.C is None else float(self.C)
         alpha = np.clip(np.nan_to_num(sol.alpha, nan=0.0), 0.0, box)
-        w, U = np.linalg.eigh(sol.M)
-        V = U * np.sqrt(np.clip(w, 0.0, None))
-        V = V / np.maximum(np.linalg.norm(V, axis=1), 1e-300)[:, None]
+        V, _ = _unit_rows(_psd_factor(sol.M))
         d = sol.duals
         lam = None
         if d.get("balance_upper") is not None and d.get("balance_lower") is not None:
@@ -1282,9 +737,30 @@ class SDPMMC(ClusterMixin, BaseEstimator):
             f"unconverged M. Allow more iterations (solver_options={{{limit!r}: ...}}) or try "
             "solver='lowrank'.",
             SolverWarning,
-            stacklevel=3,
+            stacklevel=4,
         )
         return lower
+
+    def _check_balance_decided(self, l):
+        """``balance_decided_``, with a :class:`BalanceWarning` when the bound decided the split."""
+        n = self.labels_.size
+        self.balance_decided_, free_sizes = balance_moves(self.M_, l)
+        if self.balance_decided_ < BALANCE_WARN_FRACTION * n:
+            return
+        sizes = sorted(np.bincount(self.labels_, minlength=2).tolist())
+        warnings.warn(
+            f"SDPMMC: the balance bound |N+ - N-| <= floor(balance n) = {l} "
+            f"(balance={self.balance:g}) decided the split: the leading eigenvector of M_ "
+            f"points to clusters of sizes {free_sizes}, and meeting the bound moves "
+            f"{self.balance_decided_} of {n} samples from that sign (the returned clusters, "
+            f"{self.rounding_} rounding, have sizes {sizes}). If the clusters "
+            "may differ in size, raise balance (balance=0.5 allows sizes 1:3; 1.0 "
+            "removes the bound) or choose it without labels: LabelFreeSearch(SDPMMC(), "
+            "{'balance': [0.1, 0.3, 0.5]}, criterion='transfer_stability').fit(X) "
+            "(mmcedu.model_selection).",
+            BalanceWarning,
+            stacklevel=3,
+        )
 
     def _fit_identical(self, K, n):
         """All samples identical: one cluster, no solve."""
@@ -1304,7 +780,7 @@ class SDPMMC(ClusterMixin, BaseEstimator):
         self.objective_ = self.labeling_objective_ = float(svm_dual_objective(K, np.ones(n), self.C))
         self.dual_coef_ = np.full(n, C)
         self.kernel_matrix_ = K
-        self.solver_stats_ = {"solver": None, "status": "identical samples", "n_iter": 0}
+        self.solver_info_ = {"solver": None, "status": "identical samples", "n_iter": 0}
         self.n_iter_ = 0
         self.balance_decided_ = 0
         self.rounding_ = None

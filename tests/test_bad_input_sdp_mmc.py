@@ -28,12 +28,7 @@ from mmcedu.exceptions import (
     SolverWarning,
 )
 from mmcedu.kernels import center_kernel, rbf_kernel
-from mmcedu.sdp_mmc import (
-    sdp_lower_bound,
-    sdp_memory_bytes,
-    solve_sdp_mmc,
-    solve_sdp_mmc_lowrank,
-)
+from mmcedu.sdp_mmc import sdp_lower_bound, solve_sdp_mmc, solve_sdp_mmc_lowrank
 
 RS = np.random.RandomState(0)
 X = np.r_[RS.randn(10, 2) * 0.3, RS.randn(10, 2) * 0.3 + [4.0, 0.0]]
@@ -197,7 +192,7 @@ def test_a_back_end_stopped_early_warns_and_reports_a_certified_bound(cvxpy_solv
     m, ws = fit_recording(SDPMMC(random_state=0, cvxpy_solver=cvxpy_solver, solver_options=options), Xg)
     assert said(ws, rf"{cvxpy_solver} stopped early.*not a lower bound.*certified lower bound",
                 SolverWarning)
-    assert m.solver_stats_["status"] in ("optimal_inaccurate", "user_limit")
+    assert m.solver_info_["status"] in ("optimal_inaccurate", "user_limit")
     assert 0.0 <= m.objective_ <= value + 1e-6 * max(1.0, value)
     assert m.objective_ <= m.labeling_objective_
     assert m.n_iter_ == {"SCS": 5, "CLARABEL": 2}[cvxpy_solver]
@@ -207,7 +202,7 @@ def test_an_accurate_solve_does_not_warn(sdp_value):
     Xg, value = sdp_value
     m, ws = fit_recording(SDPMMC(random_state=0, solver_options={"eps": 1e-7, "max_iters": 100000}), Xg)
     assert not said(ws, r".", SolverWarning)
-    assert m.solver_stats_["status"] == "optimal" and m.objective_ == pytest.approx(value)
+    assert m.solver_info_["status"] == "optimal" and m.objective_ == pytest.approx(value)
 
 
 def test_the_certified_bound_is_below_the_sdp_value_for_any_alpha(sdp_value):
@@ -268,8 +263,8 @@ def test_ctrl_c_during_an_scs_solve_is_a_keyboardinterrupt():
 # Memory and time guards (before allocating, before solving)
 # ------------------------------------------------------------------------------------------
 def test_the_memory_formulas():
-    assert sdp_memory_bytes(600) == 2000 * 600**2
-    assert sdp_memory_bytes(1000, "lowrank") == 128 * 1000**2
+    assert SDPMMC().memory_bytes(600) == 2000 * 600**2
+    assert SDPMMC(solver="lowrank").memory_bytes(1000, n_features=5) == 128 * 1000**2
 
 
 @pytest.mark.parametrize("solver, alternative", [("cvxpy", "solver='lowrank'"),
@@ -281,10 +276,10 @@ def test_the_memory_guard_refuses_before_allocating(solver, alternative, forbid_
 
 
 def test_the_memory_guard_follows_the_budget(forbid_solve):
-    with mmcedu.config_context(memory_budget=sdp_memory_bytes(20) - 1):
+    with mmcedu.config_context(memory_budget=SDPMMC().memory_bytes(20) - 1):
         with pytest.raises(MemoryBudgetError, match="lowrank"):
             SDPMMC(random_state=0).fit(X)
-    with mmcedu.config_context(memory_budget=sdp_memory_bytes(20)):
+    with mmcedu.config_context(memory_budget=SDPMMC().memory_bytes(20)):
         with pytest.raises(_Reached):
             SDPMMC(random_state=0).fit(X)
 
@@ -318,7 +313,7 @@ def test_lowrank_brackets_the_cvxpy_value_and_finds_the_same_clusters(seed):
     assert low.M_.shape == (40, 40) and low.M_factor_.shape[0] == 40
     assert np.allclose(np.diag(low.M_), 1.0)
     assert metrics.clustering_error(dense.labels_, low.labels_) <= 0.05
-    assert low.solver_stats_["solver"] == "lowrank" and low.n_iter_ >= 1
+    assert low.solver_info_["solver"] == "lowrank" and low.n_iter_ >= 1
 
 
 def test_lowrank_at_max_iter_warns_with_the_gap():
@@ -385,4 +380,4 @@ def test_solve_sdp_mmc_warns_when_called_directly():
     K = center_kernel(rbf_kernel(X, gamma=0.5))
     with pytest.warns(SolverWarning, match="inaccurate"):
         sol = solve_sdp_mmc(K, solver_options={"max_iters": 5})
-    assert sol.stats["status"] == "optimal_inaccurate"
+    assert sol.info["status"] == "optimal_inaccurate"

@@ -122,7 +122,7 @@ def test_sdp_is_a_lower_bound_on_brute_force(seed, distance, n, C):
 def test_sdp_with_default_scs_is_a_lower_bound():
     K, _, _ = _kernel(10, distance=3.0, seed=4)
     sol = solve_sdp_mmc(K, 1.0, 0.2)
-    assert sol.stats["solver"] == "SCS" and sol.stats["status"] == "optimal"
+    assert sol.info["solver"] == "SCS" and sol.info["status"] == "optimal"
     _, w_bf = brute_force_mmc(K, 1.0, 0.2)
     assert sol.delta <= w_bf * (1 + 1e-3)
 
@@ -214,7 +214,7 @@ def test_fit_on_two_gaussians_and_centred_kernel():
     assert clustering_error(y, model.labels_) == 0.0
     np.testing.assert_allclose(model.kernel_matrix_.sum(axis=0), 0.0, atol=1e-10)
     assert model.labels_[0] == 0 and set(model.labels_) == {0, 1}
-    assert model.solver_stats_["solver"] == "SCS"
+    assert model.solver_info_["solver"] == "SCS"
 
 
 def test_hard_margin_estimator_bounds_its_labeling():
@@ -391,3 +391,78 @@ def test_auto_rounding_switches_to_the_eigenvector_on_large_lowrank_fits(monkeyp
     assert SDPMMC(gamma=0.5, rounding="eigenvector").fit(X).rounding_ == "eigenvector"
     assert sdp._resolve_rounding("auto", "cvxpy", 10**6) == "randomized"
     assert sdp._resolve_rounding("randomized", "lowrank", 10**6) == "randomized"
+
+
+# ---------------------------------------------------------------- label-free rule and objective
+def _reference_svm_dual_value(G, C):
+    """The formula of the former model_selection._svm_dual_value (the reference)."""
+    from scipy.optimize import minimize
+
+    n = G.shape[0]
+
+    def f(a):
+        Ga = G @ a
+        return float(a @ Ga - 2.0 * a.sum()), 2.0 * Ga - 2.0
+
+    res = minimize(f, np.full(n, min(C, 1.0) / 2), jac=True, method="L-BFGS-B",
+                   bounds=[(0.0, C)] * n, options={"maxiter": 5000, "ftol": 1e-12, "gtol": 1e-9})
+    return -float(res.fun)
+
+
+def _reference_margin_contrast(est, X, seed, n_labelings=5):
+    """The former model_selection.margin_contrast via _objective_sdpmmc, as it computed it."""
+    from sklearn.metrics.pairwise import rbf_kernel as sk_rbf_kernel
+    from sklearn.utils import check_random_state
+
+    p = est.get_params()
+    X = np.asarray(X, dtype=float)
+    K = {"precomputed": lambda: X, "linear": lambda: X @ X.T,
+         "rbf": lambda: sk_rbf_kernel(X, X, gamma=float(est.gamma_))}[p["kernel"]]()
+    labels, C = est.labels_, p["C"]
+    if C is None or np.unique(labels).size != 2:
+        return np.nan
+    if p["center"]:
+        K = K - K.mean(axis=0)[None, :] - K.mean(axis=1)[:, None] + K.mean()
+    y = np.where(labels == np.unique(labels)[0], 1.0, -1.0)
+    rng = check_random_state(seed)
+    w = _reference_svm_dual_value(K * np.outer(y, y), C)
+    w_rand = np.mean([_reference_svm_dual_value(K * np.outer(ys, ys), C)
+                      for ys in (rng.permutation(y) for _ in range(n_labelings))])
+    return np.nan if not w_rand > 0 else float(1.0 - w / w_rand)
+
+
+class _MySDPMMC(SDPMMC):
+    pass
+
+
+@pytest.mark.parametrize("params, data", [
+    ({"random_state": 0}, "gaussians"),
+    ({"gamma": 2.0, "rounding": "eigenvector", "C": 3}, "moons"),
+    ({"kernel": "linear", "random_state": 1, "center": False}, "gaussians"),
+    ({"kernel": "precomputed", "random_state": 0, "C": 0.3}, "kernel"),
+    ({"solver": "lowrank", "random_state": 0}, "moons"),
+    ({"C": None, "balance": 0.3, "random_state": 0}, "gaussians"),
+])
+def test_objective_contrast_is_the_former_margin_contrast_bit_for_bit(params, data):
+    Xg, _ = datasets.two_gaussians(30, distance=3.0, random_state=0)
+    X = {"gaussians": Xg, "moons": datasets.moons(30, noise=0.1, random_state=1)[0],
+         "kernel": rbf_kernel(Xg, gamma=0.5)}[data]
+    for cls in (SDPMMC, _MySDPMMC):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            est = cls(**params).fit(X)
+        for seed in (0, 3):
+            got, ref = est.objective_contrast(X, random_state=seed), _reference_margin_contrast(est, X, seed)
+            assert (np.isnan(got) and np.isnan(ref)) if params.get("C", 1.0) is None else got == ref
+            assert params.get("C", 1.0) is None or 0.0 < got < 1.0
+
+
+def test_label_free_rule_is_the_comparisons_rule():
+    from mmcedu.kernels import gamma_grid, median_gamma
+
+    X, _ = datasets.moons(40, noise=0.1, random_state=0)
+    for cls in (SDPMMC, _MySDPMMC):
+        rule = cls().label_free_rule(X)
+        assert rule == {"param_grid": {"gamma": gamma_grid(X, octaves=(-2, 0, 2, 4, 5, 6, 7, 8))},
+                        "criterion": ["transfer_stability"], "tolerance": 0.0}
+        assert rule["param_grid"]["gamma"][1] == median_gamma(X)

@@ -96,7 +96,7 @@ def main(groups, out):
                    adjusted_rand_score(y, y_gw), lam[0] / np.trace(m.M_), lam[1] / np.trace(m.M_),
                    rel, m.objective_, m.labeling_objective_, omega_gw, gw_sec, np.mean(gw5),
                    np.std(gw5), sizes, m.balance_decided_,
-                   m.solver_stats_.get("status"), sec,
+                   m.solver_info_.get("status"), sec,
                    " ".join(sorted({x.category.__name__ for x in ws}))]
             w.writerow([f"{v:.4f}" if isinstance(v, float) else v for v in row])
             fh.flush()

@@ -144,7 +144,7 @@ def scaling(sizes, *, methods=None, max_n=None, max_seconds=np.inf, repeats=1, m
         return center_kernel(rbf_kernel(X, gamma=SCALING_GAMMA))
 
     def describe(name, sol, K):
-        return {"n_iter": sol.stats.get("n_iter"), "status": sol.stats.get("status")}
+        return {"n_iter": sol.info.get("n_iter"), "status": sol.info.get("status")}
 
     return _measure.scaling(
         sizes, chosen, make_data, max_n=max_n, max_seconds=max_seconds, repeats=repeats,
