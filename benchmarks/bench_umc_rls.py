@@ -142,7 +142,8 @@ def point(path, n, r=100, dtype="float64", seed=0, n_sub=0):
            "dtype": dtype if path != "dense" else "float64",
            "fit_cpu_s": time.process_time() - c0, "fit_wall_s": time.perf_counter() - t0,
            "ari": adjusted_rand_score(y, m.labels_), "moves": m.n_iter_,
-           "descent_moves": m.n_descent_moves_, "evaluations": m.n_evaluations_,
+           "descent_moves": m.solver_info_["n_descent_moves"],
+           "evaluations": m.solver_info_["n_evaluations"],
            "objective": m.objective_, "gamma": m.gamma_,
            "warnings": sorted({w.category.__name__ for w in ws})}
     if n_sub:  # peak RSS of the scale fit itself, before the dense fit of the subsample

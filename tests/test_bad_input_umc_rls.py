@@ -32,10 +32,8 @@ from mmcedu.exceptions import (
 from mmcedu.kernels import rbf_kernel
 from mmcedu.metrics import clustering_error
 from mmcedu.umc_rls import (
-    dense_path_bytes,
     hat_matrix,
     low_rank_hat_factor,
-    low_rank_path_bytes,
     rls_cost,
     run_search,
     shaking_alpha,
@@ -319,8 +317,8 @@ def test_balance_warning_when_the_claims_decide():
     assert msgs and "final_descent=True" in msgs[0], [str(w.message) for w in ws]
     est2, ws = _fit(UMCRLS(random_state=0), data)
     assert not any(issubclass(w.category, BalanceWarning) for w in ws)
-    assert est2.converged_ and est2.n_descent_moves_ > 0.05 * len(data)
-    assert str(est2.n_descent_moves_) in msgs[0]
+    assert est2.converged_ and est2.solver_info_["n_descent_moves"] > 0.05 * len(data)
+    assert str(est2.solver_info_["n_descent_moves"]) in msgs[0]
 
 
 def test_no_balance_warning_on_balanced_data():
@@ -361,10 +359,15 @@ def test_low_rank_path_refuses_before_allocating():
 
 
 def test_memory_formulas():
-    assert dense_path_bytes(1000, 3) == 16 * 10**6 + 8 * 1000 * 49 + 8 * 2**20
-    assert low_rank_path_bytes(10**6, 100, 3, itemsize=4) < low_rank_path_bytes(10**6, 100, 3)
-    assert low_rank_path_bytes(10**6, 100, 3, itemsize=4) < 0.6e9
-    assert low_rank_path_bytes(50, 100, 2) == low_rank_path_bytes(50, 50, 2)
+    assert UMCRLS(3).memory_bytes(1000) == 16 * 10**6 + 8 * 1000 * 49 + 8 * 2**20
+    small, big = UMCRLS(3, n_components=100, dtype="float32"), UMCRLS(3, n_components=100)
+    assert small.memory_bytes(10**6, 2) < big.memory_bytes(10**6, 2)
+    assert small.memory_bytes(10**6, 2) < 0.6e9
+    assert UMCRLS(n_components=100).memory_bytes(50) == UMCRLS(n_components=50).memory_bytes(50)
+    # the linear kernel adds the thin SVD of X, 16 n min(n, d) bytes (d = n when not given)
+    lin = UMCRLS(kernel="linear", n_components=10)
+    assert lin.memory_bytes(1000, 5) - UMCRLS(n_components=10).memory_bytes(1000, 5) == 16 * 1000 * 5
+    assert lin.memory_bytes(1000) == lin.memory_bytes(1000, 1000)
 
 
 @pytest.mark.timeout(150)
@@ -463,7 +466,7 @@ def test_documented_properties(path, search):
     if path == "dense":
         K = rbf_kernel(data, gamma=est.gamma_)
         assert est.objective_ == pytest.approx(umc_objective(K, est.labels_, est.alpha, 3))
-    assert re.fullmatch(r"\d+", str(est.n_evaluations_))
+    assert re.fullmatch(r"\d+", str(est.solver_info_["n_evaluations"]))
 
 
 def test_a_far_small_cluster_is_a_search_limitation_not_the_objective():

@@ -8,14 +8,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mmcedu import UMCRLS
+from mmcedu._umc_rls_search import _class_vectors, _ExactScorer
 from mmcedu.datasets import blobs, iris, moons
 from mmcedu.exceptions import BalanceWarning
 from mmcedu.kernels import max_distance_gamma, nystroem_factor, rbf_kernel
 from mmcedu.metrics import adjusted_rand_score
 from mmcedu.umc_rls import (
-    _class_vectors,
-    _ExactScorer,
-    dense_path_bytes,
     flip_delta,
     hat_matrix,
     low_rank_hat_factor,
@@ -94,7 +92,7 @@ def test_move_delta_and_cache_updates(seed, n, k, data):
         trial = scorer.c.copy()
         trial[j] = d
         expected = umc_objective(K, trial, lam, k) - umc_objective(K, scorer.c, lam, k)
-        assert scorer.delta_row(j)[d] == pytest.approx(expected, rel=1e-7, abs=1e-7)
+        assert scorer.delta_rows(np.array([j]))[0, d] == pytest.approx(expected, rel=1e-7, abs=1e-7)
         assert scorer.delta_to(d)[j] == pytest.approx(expected, rel=1e-7, abs=1e-7)
         scorer.move(j, d)
         assert np.allclose(scorer.T, _class_vectors(scorer.c, k).T @ R, atol=1e-9)
@@ -160,7 +158,7 @@ def test_estimator_objective_is_eq_10_of_its_labels(final_descent):
     ref = run_search(K, 0.05, 3, n_rounds=5, random_state=3, naive=True, keep_nonempty=True,
                      descent=final_descent)
     assert np.array_equal(ref["labels"], model.labels_)
-    assert model.n_iter_ == ref["n_iter"] and model.n_descent_moves_ == ref["descent_moves"]
+    assert model.n_iter_ == ref["n_iter"] and model.solver_info_["n_descent_moves"] == ref["descent_moves"]
     assert model.objective_ == pytest.approx(umc_objective(K, model.labels_, 0.05, 3), abs=1e-8)
     assert model.objective_ == pytest.approx(ref["objective"], abs=1e-8)
 
@@ -324,13 +322,13 @@ def test_low_rank_path_memory_and_accuracy():
 @pytest.mark.parametrize("kernel", ["rbf", "linear"])
 @pytest.mark.parametrize("n", [600, 1500])
 def test_dense_path_memory_is_its_formula(kernel, n):
-    """The traced peak of a dense fit stays within dense_path_bytes (two n x n arrays)."""
+    """The traced peak of a dense fit stays within memory_bytes (two n x n arrays)."""
     X, _ = blobs(n, centers=3, random_state=0)
     tracemalloc.start()
     UMCRLS(3, kernel=kernel, random_state=0).fit(X)
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
-    assert 2 * 8 * n * n < peak <= dense_path_bytes(n, 3)
+    assert 2 * 8 * n * n < peak <= UMCRLS(3, kernel=kernel).memory_bytes(n, 2)
 
 
 def test_batched_claims_keep_the_result():
@@ -419,7 +417,7 @@ def test_rbf_low_rank_path_is_the_search_on_the_nystroem_factor():
     by block (here in several blocks) and equals the one-shot factor."""
     from sklearn.kernel_approximation import Nystroem
 
-    from mmcedu import umc_rls
+    from mmcedu import _umc_rls_search as search
 
     X, _ = blobs(500, centers=3, random_state=5)
     rng = np.random.RandomState(0)
@@ -428,17 +426,17 @@ def test_rbf_low_rank_path_is_the_search_on_the_nystroem_factor():
     L = low_rank_hat_factor(Phi, 0.125)
     ref = run_search(None, 0.125, 3, L=L, init=init, max_batches=64, keep_nonempty=True,
                      descent=True)
-    old = umc_rls._BLOCK_ENTRIES
+    old = search._BLOCK_ENTRIES
     try:
-        umc_rls._BLOCK_ENTRIES = 40 * 64  # 64 rows per block: eight blocks
+        search._BLOCK_ENTRIES = 40 * 64  # 64 rows per block: eight blocks
         model = UMCRLS(3, gamma=0.2, n_components=40, random_state=0).fit(X)
         L_blocks = Phi.copy()
-        umc_rls._hat_factor_inplace(L_blocks, 0.125)
+        search._hat_factor_inplace(L_blocks, 0.125)
     finally:
-        umc_rls._BLOCK_ENTRIES = old
+        search._BLOCK_ENTRIES = old
     assert np.allclose(L_blocks, L, atol=1e-10)
     assert np.array_equal(ref["labels"], model.labels_) and model.n_iter_ == ref["n_iter"]
-    assert model.n_evaluations_ == ref["counts"]["evaluations"]
+    assert model.solver_info_["n_evaluations"] == ref["counts"]["evaluations"]
 
 
 def test_full_rank_low_rank_path_makes_the_dense_paths_moves():
@@ -464,3 +462,90 @@ def test_scale_path_agrees_with_the_dense_path():
     assert adjusted_rand_score(dense.labels_, low.labels_) > 0.95
     assert np.array_equal(low.labels_, low32.labels_)
     assert low32.objective_ == pytest.approx(low.objective_, rel=1e-6)
+
+
+# --- the label-free rule, the objective contrast and the memory estimate -----------------
+def _old_rls_contrast(est, X):
+    """The ``"objective"`` criterion as ``mmcedu.model_selection`` computed it before the
+    formula moved into the estimator (``estimator_kernel`` + ``rls_contrast``), kept verbatim
+    as the reference of :meth:`UMCRLS.objective_contrast`."""
+    from sklearn.metrics.pairwise import rbf_kernel as sk_rbf
+
+    from mmcedu.metrics import permutation_mean_quadratic
+
+    X = np.asarray(X, dtype=float)
+    if est.kernel == "precomputed":
+        K = X
+    elif est.kernel == "linear":
+        K = X @ X.T
+    else:
+        K = sk_rbf(X, X, gamma=float(est.gamma_))
+    s, V = np.linalg.eigh((K + K.T) / 2)
+    s = np.clip(s, 0.0, None)
+    R = (V * (s / (s + est.alpha))) @ V.T
+    _, idx = np.unique(est.labels_, return_inverse=True)
+    k = max(int(idx.max()) + 1, int(est.n_clusters or 0))
+    P = -np.ones((idx.size, k))
+    P[np.arange(idx.size), idx] = 1.0
+    n, k = P.shape
+    Q = k * n - float(np.sum(P * (R @ P)))
+    Q_rand = k * n - permutation_mean_quadratic(R, P)
+    return np.nan if Q_rand <= 0 else float(1.0 - Q / Q_rand)
+
+
+def test_label_free_rule_is_the_comparisons():
+    from mmcedu.kernels import gamma_grid
+
+    X, _ = moons(80, random_state=0)
+    rule = UMCRLS(2).label_free_rule(X)
+    assert rule == {"param_grid": {"gamma": gamma_grid(X, octaves=range(-2, 6))},
+                    "criterion": ["transfer_stability", "objective"], "tolerance": 0.1}
+    assert len(rule["param_grid"]["gamma"]) == 8
+
+
+@pytest.mark.parametrize("params", [
+    {}, {"alpha": 2.0**-7}, {"alpha": 1.0, "n_clusters": 3}, {"n_components": 15},
+    {"kernel": "linear"}, {"kernel": "precomputed"}, {"gamma": 40.0}, {"gamma": 0.01},
+])
+def test_objective_contrast_is_the_old_formula_bit_for_bit(params):
+    X, _ = blobs(70, centers=3, random_state=1)
+    data = rbf_kernel(X, gamma=0.3) if params.get("kernel") == "precomputed" else X
+    est = UMCRLS(**{"n_clusters": 2, **params}, random_state=0).fit(data)
+    assert est.objective_contrast(data, random_state=5) == _old_rls_contrast(est, data)
+
+
+def test_objective_contrast_of_identical_samples_and_of_a_subclass():
+    class Mine(UMCRLS):
+        pass
+
+    X, _ = moons(60, random_state=2)
+    mine = Mine(2, random_state=0).fit(X)
+    assert mine.objective_contrast(X) == _old_rls_contrast(mine, X) > 0
+    assert mine.label_free_rule(X) == UMCRLS(2).label_free_rule(X)
+    with pytest.warns(Warning):
+        same = UMCRLS(3).fit(np.ones((10, 2)))
+    assert same.objective_contrast(np.ones((10, 2))) == _old_rls_contrast(same, np.ones((10, 2)))
+    with pytest.raises(ValueError, match="fitted on"):
+        mine.objective_contrast(X[:30])
+
+
+def test_the_fit_checks_memory_bytes(monkeypatch):
+    """The fit asks ``memory_bytes`` (one formula) before it allocates, on both paths."""
+    import mmcedu
+
+    asked = []
+    real = UMCRLS.memory_bytes
+
+    def spy(self, n_samples, n_features=None):
+        asked.append((n_samples, n_features))
+        return real(self, n_samples, n_features)
+
+    monkeypatch.setattr(UMCRLS, "memory_bytes", spy)
+    X, _ = blobs(50, centers=2, random_state=0)
+    UMCRLS(random_state=0).fit(X)
+    UMCRLS(n_components=10, random_state=0).fit(X)
+    assert asked == [(50, 2), (50, 2)]
+    budget = UMCRLS(n_components=10).memory_bytes(50, 2) - 1
+    with mmcedu.config_context(memory_budget=budget):
+        with pytest.raises(mmcedu.exceptions.MemoryBudgetError):
+            UMCRLS(n_components=10).fit(X)
