@@ -8,9 +8,9 @@ labelings, so ``c = sum_m k_m = 500`` columns. Every measurement runs in a fresh
 (``ru_maxrss``, imports and the loaded labels included):
 
 * ``generate``: the data and the 50 base clusterings (reported separately from the fit);
-* ``fit``: ``RobustEnsembleClustering(10)`` with the default ``solver="auto"`` (the compressed
-  c x c path at these sizes) and, up to ``--dense-max`` samples, ``solver="dense"`` (the same
-  iterates on the N x c matrix);
+* ``fit``: ``RobustEnsembleClustering(10, partitions="precomputed")`` with the default
+  ``solver="auto"`` (the compressed c x c path at these sizes) and, up to ``--dense-max``
+  samples, ``solver="dense"`` (the same iterates on the N x c matrix);
 * ``shared``: the labels of the largest fit on its first ``--shared`` samples against the
   dense fit of those samples alone (ARI against the truth and against each other).
 
@@ -92,12 +92,12 @@ def fit(path, solver="auto", rows=None, save_labels=False, k=K):
     if rows is not None:
         P, y = P[:rows], y[:rows]
     c0, t0 = time.process_time(), time.perf_counter()
-    est = RobustEnsembleClustering(k, solver=solver, random_state=0).fit(P)
+    est = RobustEnsembleClustering(k, partitions="precomputed", solver=solver, random_state=0).fit(P)
     out = {"fit_s": time.perf_counter() - t0, "fit_cpu_s": time.process_time() - c0}
     if save_labels:
         np.save(path + f"_labels_{solver}.npy", est.labels_)
     out.update(
-        n=int(P.shape[0]), c=int(est.anomaly_scores_.size), solver=est.solver_,
+        n=int(P.shape[0]), c=int(est.anomaly_scores_.size), solver=est.solver_info_["solver"],
         ari=float(adjusted_rand_score(y, est.labels_)), n_iter=int(est.n_iter_),
         converged=bool(est.converged_), tangent_residual=float(est.tangent_residual_),
         singular_value_gap=float(est.singular_value_gap_),

@@ -1,20 +1,11 @@
 """Robust ensemble clustering: a low-rank fit of the stacked cluster indicators with an l_{1,2} loss.
 
-The source paper (a draft, *Maximum margin matrix factorization for ensemble clustering*;
-``mmmf_ensemble`` in the book's bibliography) stacks the indicator matrices of ``M`` base
-clusterings side by side into ``L`` (:func:`mmcedu.partitions.indicator_matrix`) and looks for
-a rank-``k`` matrix ``X`` close to ``L`` under the column-wise ``l_{1,2}`` loss
-``||L - X||_{1,2} = sum_j ||(L - X)_{:, j}||_2`` (problem (3)). A base cluster (a column of
-``L``) that does not fit the common low-rank structure is then explained by a non-zero column
-of the residual ``E = L - X``: the column norms of ``E`` are anomaly scores of the base
-clusters. The problem is solved by the augmented Lagrangian method (ALM) of the source's
-Algorithm 1, with
-
-* the X step (problem (9)) solved exactly by a truncated SVD (Eckart-Young theorem);
-* the E step (problems (10)-(12)) solved exactly by column-wise shrinkage with threshold
-  ``1/mu`` (the source writes ``2/mu``; see the book's errata).
-
-The consensus labels are k-means on the rows of the rank-``k`` factor of ``X``.
+The source (a draft, *Maximum margin matrix factorization for ensemble clustering*;
+``mmmf_ensemble`` in the book's bibliography) stacks the cluster indicators of ``M`` base
+clusterings into ``L`` and fits a rank-``k`` matrix ``X`` under the column-wise loss
+``||L - X||_{1,2}``: a base cluster that does not fit the common structure gets a non-zero
+column of ``E = L - X``, its anomaly score. :class:`RobustEnsembleClustering` states the problem
+and the ALM that solves it; the base clusterings are given, or built from the data by k-means.
 
 Stationarity of the end point
 -----------------------------
@@ -44,9 +35,9 @@ partitions), the embedding ``U F_hat = L (V Sigma^+ F_hat)`` and any row of ``X`
 block m). The entry-wise l_1 loss has no such path: soft thresholding is not invariant under
 rotations of the rows.
 
-This module holds the estimator and the ALM's mathematics (the two proximal operators, the
-best rank-k approximation, an independent IRLS solver of the same loss). Generating base
-clusterings and the consensus baselines live in :mod:`mmcedu.partitions`.
+The module also holds the ALM's mathematics (the two proximal operators, the best rank-k
+approximation, the tangent residual); generating base clusterings and the consensus baselines
+live in :mod:`mmcedu.partitions`.
 """
 
 from __future__ import annotations
@@ -58,14 +49,15 @@ import numpy as np
 import scipy.linalg
 from sklearn.base import BaseEstimator, ClusterMixin, _fit_context
 from sklearn.cluster import KMeans
-from sklearn.exceptions import ConvergenceWarning, NotFittedError
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
-from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import validate_data
+from sklearn.utils._param_validation import Interval, StrOptions, validate_params
+from sklearn.utils.validation import check_is_fitted, validate_data
 
+from . import _robust_ensemble_codes as _label_codes
 from ._validation import check_memory, check_n_clusters, format_bytes
 from .exceptions import ClusterCountWarning, DegenerateDataWarning
-from .partitions import MISSING, check_partitions
+from .partitions import base_partitions, check_partitions
 
 __all__ = [
     "RobustEnsembleClustering",
@@ -73,11 +65,8 @@ __all__ = [
     "soft_threshold",
     "best_rank_k",
     "l12_norm",
-    "l12_low_rank_irls",
     "robust_low_rank",
     "tangent_residual",
-    "dense_bytes",
-    "compressed_bytes",
 ]
 
 #: Default growth factor of the ALM's penalty (see the ``rho`` parameter of the estimator).
@@ -89,9 +78,17 @@ DEFAULT_KKT_TOL = 1e-4
 STALL_PATIENCE = 20
 #: ... or when the penalty has grown by this factor (``rho**t``): the iterates no longer move.
 MAX_MU_GROWTH = 1e10
-#: Peak of the dense fit in N x c float64 arrays, by loss (tracemalloc at N = 4,000 and 8,000,
-#: c = 500, M = 50: 7.35 / 7.22 for "l12", 3.24 / 3.18 for "fro"; see ``dense_bytes``).
-DENSE_ARRAYS = {"l12": 7.5, "l1": 7.5, "fro": 3.5}
+#: The label-free grid of ``base_k``: ``n_clusters`` plus these offsets.
+BASE_K_OFFSETS = tuple(range(8))
+# The parameters of the ALM, shared by the estimator and robust_low_rank.
+_ALM_CONSTRAINTS = {
+    "loss": [StrOptions({"l12", "fro", "l1"})],
+    "mu": [Interval(numbers.Real, 0, np.inf, closed="neither"), None],
+    "rho": [Interval(numbers.Real, 1, np.inf, closed="neither")],
+    "max_iter": [Interval(numbers.Integral, 1, None, closed="left")],
+    "tol": [Interval(numbers.Real, 0, None, closed="left")],
+    "kkt_tol": [Interval(numbers.Real, 0, None, closed="both")],
+}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -153,12 +150,10 @@ def best_rank_k(A, k):
     """Best rank-``k`` approximation of ``A`` in Frobenius norm (Eckart-Young).
 
     Returns ``(X, F)`` with ``X = A V_k V_k^T`` and the factor ``F = A V_k = U_k S_k``
-    (``n_samples x k``), where ``V_k`` holds the top ``k`` right singular vectors of ``A``.
-    The top right singular vectors are taken from the eigendecomposition of the small Gram
-    matrix ``A^T A`` (``c x c`` for ``c`` columns), which is much cheaper than an SVD of the
-    tall ``A`` (but squares its condition number: singular values below ``1e-8 ||A||_2`` are
-    not resolved); the rows of ``F`` have the same pairwise distances as the rows of ``X``.
-    ``1 <= k <= min(A.shape)``.
+    (``n_samples x k``; its rows have the pairwise distances of the rows of ``X``), ``V_k``
+    the top ``k`` right singular vectors of ``A``, taken from the eigendecomposition of the
+    small Gram matrix ``A^T A`` when ``A`` is tall (cheaper than an SVD, but singular values
+    below ``1e-8 ||A||_2`` are not resolved). ``1 <= k <= min(A.shape)``.
     """
     A = np.asarray(A, dtype=float)
     if A.ndim != 2:
@@ -171,31 +166,6 @@ def best_rank_k(A, k):
 def l12_norm(E):
     """``||E||_{1,2} = sum_j ||E_{:, j}||_2``: the sum of the Euclidean norms of the columns."""
     return float(np.linalg.norm(np.asarray(E, dtype=float), axis=0).sum())
-
-
-def l12_low_rank_irls(L, k, *, max_iter=300, tol=1e-10, eps=1e-8):
-    """An independent local solver of problem (3), for checking the ALM.
-
-    Iteratively reweighted least squares (a majorize-minimize scheme): with column weights
-    ``w_j = 1 / max(||(L - X)_{:, j}||_2, eps)``, the weighted problem
-    ``min_{rank X <= k} sum_j w_j ||L_j - X_j||^2`` is solved exactly by
-    ``X = best_rank_k(L W^{1/2}) W^{-1/2}`` (scaling columns does not change the rank), and
-    each step does not increase the (``eps``-smoothed) l_{1,2} loss.
-    """
-    L = _check_matrix(L)
-    _check_rank(k, L.shape)
-    w = np.ones(L.shape[1])
-    prev = np.inf
-    for _ in range(max_iter):
-        s = np.sqrt(w)
-        X = _rank_k(L * s, k)[0] / s
-        r = np.linalg.norm(L - X, axis=0)
-        w = 1.0 / np.maximum(r, eps)
-        value = r.sum()
-        if prev - value <= tol * max(1.0, value):
-            break
-        prev = value
-    return X
 
 
 def _tangent_norm(Z, F, Vk):
@@ -285,30 +255,21 @@ def _alm(L, k, loss, mu, rho, max_iter, tol, kkt_tol):
 
 
 def _convergence_message(fit, tol, kkt_tol, rho, max_iter):
-    p, g, t = fit["primal"][-1], fit["tangent"][-1], fit["n_iter"]
     where = (
-        f"relative primal residual ||L - X - E||/||L|| = {p:.2e} (tol={tol:g}), relative "
-        f"tangent (stationarity) residual ||P_T(Lambda)||/||Lambda|| = {g:.2e} (kkt_tol={kkt_tol:g})"
+        f"relative primal residual ||L - X - E||/||L|| = {fit['primal'][-1]:.2e} (tol={tol:g}), "
+        f"relative tangent (stationarity) residual ||P_T(Lambda)||/||Lambda|| = "
+        f"{fit['tangent'][-1]:.2e} (kkt_tol={kkt_tol:g})"
     )
     if fit["status"] == "max_iter":
-        return (
-            f"The ALM stopped after max_iter={max_iter} iterations without converging: {where}. "
-            "Increase max_iter, or loosen tol / kkt_tol."
-        )
-    why = (
-        "the penalty mu, multiplied by rho at every iteration, has grown so large that the "
-        "iterates no longer move"
-    )
-    if fit["status"] == "stalled":
-        head = (
-            f"The ALM stalled after {t} iterations at a point that is feasible but not "
-            f"stationary (the tangent residual has not halved in {STALL_PATIENCE} iterations)"
-        )
-    else:
-        head = f"The ALM stopped after {t} iterations because mu grew by {MAX_MU_GROWTH:.0e}"
+        return (f"The ALM stopped after max_iter={max_iter} iterations without converging: "
+                f"{where}. Increase max_iter, or loosen tol / kkt_tol.")
+    head = (f"stalled at a point that is feasible but not stationary (the tangent residual has "
+            f"not halved in {STALL_PATIENCE} iterations)" if fit["status"] == "stalled"
+            else f"stopped because mu grew by {MAX_MU_GROWTH:.0e}")
     return (
-        f"{head}: {where}; {why}. Use a rho closer to 1 (rho={rho:g} now; e.g. "
-        f"rho={1 + (rho - 1) / 4:.4g}), or loosen kkt_tol."
+        f"The ALM {head} after {fit['n_iter']} iterations: {where}; the penalty mu, multiplied "
+        "by rho at every iteration, has grown so large that the iterates no longer move. Use a "
+        f"rho closer to 1 (rho={rho:g} now; e.g. rho={1 + (rho - 1) / 4:.4g}), or loosen kkt_tol."
     )
 
 
@@ -321,18 +282,32 @@ def _check_matrix(L, name="L"):
     return L
 
 
-def _check_alm_parameters(mu, rho, max_iter, tol, kkt_tol):
-    if mu is not None and not (isinstance(mu, numbers.Real) and 0 < mu < np.inf):
-        raise ValueError(f"mu must be a positive finite number or None; got {mu!r}.")
-    if not (isinstance(rho, numbers.Real) and 1 < rho < np.inf):
-        raise ValueError(f"rho must be a finite number > 1; got {rho!r}.")
-    if isinstance(max_iter, bool) or not isinstance(max_iter, numbers.Integral) or max_iter < 1:
-        raise ValueError(f"max_iter must be an integer >= 1; got {max_iter!r}.")
-    for name, value in (("tol", tol), ("kkt_tol", kkt_tol)):
-        if not (isinstance(value, numbers.Real) and value >= 0):  # NaN fails too
-            raise ValueError(f"{name} must be a number >= 0; got {value!r}.")
+def _reject_booleans(**params):
+    for name, value in params.items():
+        if isinstance(value, (bool, np.bool_)):
+            raise ValueError(f"{name} must be an integer, not a boolean; got {name}={value!r}.")
 
 
+def _solve(L, k, loss, mu, rho, max_iter, tol, kkt_tol, sigma_max=None):
+    """The rank-k fit of ``L``: problem (1) in closed form (``loss="fro"``) or the ALM, as the
+    dict of :func:`_alm`; ``mu=None``: ``1.25 / sigma_max`` (default ``||L||_2``)."""
+    if loss == "fro":
+        X, F, Vk = _rank_k(L, k)
+        E = L - X
+        scale = max(float(np.linalg.norm(E)), 1.0)
+        return {
+            "X": X, "F": F, "Vk": Vk, "E": E, "Lam": E, "n_iter": 1, "mu": None,
+            "primal": np.zeros(1), "tangent": np.array([_tangent_norm(E, F, Vk) / scale]),
+            "dual": np.zeros(1), "status": "converged",
+        }
+    if mu is None:
+        sigma_max = float(np.linalg.norm(L, 2)) if sigma_max is None else sigma_max
+        mu = 1.25 / max(sigma_max, 1e-300)
+    return _alm(L, k, loss, mu, rho, max_iter, tol, kkt_tol)
+
+
+@validate_params({"L": ["array-like"], "rank": [Interval(numbers.Integral, 1, None, closed="left")],
+                  **_ALM_CONSTRAINTS}, prefer_skip_nested_validation=True)
 def robust_low_rank(L, rank, *, loss="l12", mu=None, rho=DEFAULT_RHO, max_iter=500, tol=1e-7,
                     kkt_tol=DEFAULT_KKT_TOL):
     """The matrix part of :class:`RobustEnsembleClustering` on any real matrix ``L``.
@@ -342,137 +317,16 @@ def robust_low_rank(L, rank, *, loss="l12", mu=None, rho=DEFAULT_RHO, max_iter=5
     factor ``F = U_k S_k``, ``E = L - X`` (up to ``tol``) and the relative primal residual
     of each iteration; parameters as in the estimator. Emits a ``ConvergenceWarning`` when
     the ALM ends without both residuals below their tolerances. Memory: about
-    ``7.5 * 8 * L.size`` bytes (see :func:`dense_bytes`).
+    ``7.5 * 8 * L.size`` bytes (L, X, E, Lambda and one iteration's temporaries).
     """
-    if loss not in ("l12", "fro", "l1"):
-        raise ValueError(f"loss must be 'l12', 'fro' or 'l1'; got {loss!r}.")
+    _reject_booleans(rank=rank, max_iter=max_iter)
     L = _check_matrix(L)
     _check_rank(rank, L.shape, "rank")
-    _check_alm_parameters(mu, rho, max_iter, tol, kkt_tol)
-    if loss == "fro":
-        X, F = best_rank_k(L, rank)
-        return X, F, L - X, 1, [0.0]
-    mu = 1.25 / max(float(np.linalg.norm(L, 2)), 1e-300) if mu is None else mu
-    fit = _alm(L, rank, loss, mu, rho, max_iter, tol, kkt_tol)
+    fit = _solve(L, rank, loss, mu, rho, max_iter, tol, kkt_tol)
     if fit["status"] != "converged":
         warnings.warn(_convergence_message(fit, tol, kkt_tol, rho, max_iter), ConvergenceWarning,
                       stacklevel=2)
     return fit["X"], fit["F"], fit["E"], fit["n_iter"], fit["primal"].tolist()
-
-
-# ---------------------------------------------------------------------------------------------
-# L from the label codes: Gram matrix, compression, embedding (the scale path)
-# ---------------------------------------------------------------------------------------------
-def _encode(P):
-    """Label codes of validated partitions ``P`` (int64, N x M): ``codes[i, m]`` is the column
-    of ``L`` that sample ``i`` is in for partition ``m`` (``-1`` for a missing label), with
-    the columns ordered as :func:`mmcedu.partitions.indicator_matrix` orders them.
-
-    Returns ``codes`` (int32, N x M), ``owner`` and ``label`` (c,). Time O(N M log N).
-    """
-    N, M = P.shape
-    codes = np.empty((N, M), dtype=np.int32)
-    owner, label = [], []
-    offset = 0
-    for m in range(M):
-        labels, inv = np.unique(P[:, m], return_inverse=True)
-        inv = inv.reshape(-1)
-        j = int(np.searchsorted(labels, MISSING))  # other negative labels sort before -1
-        if j < labels.size and labels[j] == MISSING:
-            labels = np.delete(labels, j)
-            codes[:, m] = np.where(inv == j, -1, inv - (inv > j) + offset)
-        else:
-            codes[:, m] = inv + offset
-        owner.append(np.full(labels.size, m))
-        label.append(labels)
-        offset += labels.size
-    return codes, np.concatenate(owner), np.concatenate(label)
-
-
-def _indicator_from_codes(codes, c):
-    """The dense ``L`` (N x c float64) from the codes: ``indicator_matrix`` without re-validating."""
-    N, M = codes.shape
-    L = np.zeros((N, c))
-    rows = np.broadcast_to(np.arange(N)[:, None], codes.shape)
-    ok = codes >= 0
-    L[rows[ok], codes[ok]] = 1.0
-    return L
-
-
-#: Rows of L written at a time by ``_gram_from_codes`` (float32 counts are exact below 2^24).
-_GRAM_BLOCK = 8192
-
-
-def _gram_from_codes(codes, c):
-    """``G = L^T L`` (c x c float64; block ``(m, m')`` is the contingency table of partitions
-    ``m`` and ``m'``), one block of rows of ``L`` at a time: ``G += L_b^T L_b`` in float32
-    (exact: the entries of a block product are counts below ``_GRAM_BLOCK < 2^24``).
-    Time O(N c^2) BLAS flops, memory ``8 c^2 + 4 _GRAM_BLOCK c`` bytes."""
-    N, M = codes.shape
-    G = np.zeros((c, c))
-    Lb = np.zeros((min(_GRAM_BLOCK, N), c), dtype=np.float32)
-    for s in range(0, N, _GRAM_BLOCK):
-        cb = codes[s:s + _GRAM_BLOCK]
-        nb = cb.shape[0]
-        Lb[:nb] = 0.0
-        rows = np.broadcast_to(np.arange(nb)[:, None], cb.shape)
-        ok = cb >= 0
-        Lb[rows[ok], cb[ok]] = 1.0
-        G += Lb[:nb].T @ Lb[:nb]
-    return G
-
-
-def _compress(G, rcond=1e-10):
-    """``(L_hat, V, sigma, keep)`` with ``L_hat = Sigma V^T`` (c x c), ``L_hat^T L_hat = G``.
-
-    ``sigma`` (descending) are the singular values of ``L``. Eigenvalues of ``G`` below
-    ``rcond * max`` are set to exactly zero: they are the null space of ``L`` (the columns of
-    a fully labelled partition sum to the all-ones vector, so ``rank L <= c - M + 1``) computed
-    as round-off, whose square roots (~1e-8 ||L||) would otherwise sit in ``L_hat``.
-    """
-    w, V = np.linalg.eigh((G + G.T) / 2.0)
-    w, V = w[::-1], V[:, ::-1]
-    keep = w > rcond * max(float(w[0]), 1e-300)
-    sigma = np.sqrt(np.where(keep, w, 0.0))
-    return sigma[:, None] * V.T, V, sigma, keep
-
-
-def _gather_rows(codes, B, rows=None, *, block=65536):
-    """``L[rows] @ B`` from the codes: row ``i`` is ``sum_m B[codes[i, m]]`` (-1 skipped).
-
-    Time O(N M B.shape[1]); memory the output plus one block."""
-    codes = np.asarray(codes) if rows is None else np.asarray(codes)[rows]
-    N, M = codes.shape
-    Bz = np.vstack([np.asarray(B, dtype=float), np.zeros((1, B.shape[1]))])  # code -1 -> 0
-    out = np.empty((N, B.shape[1]))
-    for s in range(0, N, block):
-        cb = codes[s:s + block]
-        acc = np.zeros((cb.shape[0], B.shape[1]))
-        for m in range(M):
-            acc += Bz[cb[:, m]]
-        out[s:s + block] = acc
-    return out
-
-
-def dense_bytes(n_samples, n_columns, n_partitions, loss="l12"):
-    """Peak bytes of the dense path of :class:`RobustEnsembleClustering` (``solver="dense"``).
-
-    ``a * 8 N c + 12 N M`` with ``a = 7.5`` for ``loss="l12"`` or ``"l1"`` (L, X, E, Lambda and
-    the temporaries of one iteration, float64) and ``a = 3.5`` for ``"fro"`` (``DENSE_ARRAYS``,
-    measured with tracemalloc), plus the labels as int64 and their int32 codes.
-    """
-    return DENSE_ARRAYS[loss] * 8.0 * n_samples * n_columns + 12.0 * n_samples * n_partitions
-
-
-def compressed_bytes(n_samples, n_columns, n_partitions, rank):
-    """Peak bytes of the compressed path (``solver="compressed"``), k-means included.
-
-    ``12 N M`` (the labels as int64 and their int32 codes) ``+ 40 N k`` (the embedding and
-    k-means' copies of it, its distances and labels) ``+ 24 N`` ``+ 100 c^2`` (G, its
-    eigenvectors and the c x c iterates and temporaries) ``+ 4 * 8192 c`` (one block of L).
-    """
-    n, c, M, k = n_samples, n_columns, n_partitions, rank
-    return 12.0 * n * M + 40.0 * n * k + 24.0 * n + 100.0 * c * c + 4.0 * _GRAM_BLOCK * c
 
 
 # ---------------------------------------------------------------------------------------------
@@ -481,10 +335,9 @@ def compressed_bytes(n_samples, n_columns, n_partitions, rank):
 class RobustEnsembleClustering(ClusterMixin, BaseEstimator):
     """Robust ensemble clustering: rank-k fit of stacked indicators with an l_{1,2} loss.
 
-    Given ``M`` base clusterings of ``N`` samples, build ``L = [L_1, ..., L_M]``, the 0/1
-    indicator matrices side by side (``N x c`` with ``c = sum_m k_m``; ``N x MK`` in the
-    source, where all base clusterings have ``K`` clusters) and solve problem (5) of the
-    source [1]_,
+    Given ``M`` base clusterings of ``N`` samples (built from the data by k-means, or given),
+    build ``L = [L_1, ..., L_M]``, the 0/1 indicator matrices side by side (``N x c`` with
+    ``c = sum_m k_m``; ``N x MK`` in the source) and solve problem (5) of the source [1]_,
 
     .. math:: \\min_{X, E} \\|E\\|_{1,2} \\;\\text{s.t.}\\; E = L - X,\\; \\operatorname{rank}(X) \\le k,
 
@@ -492,54 +345,57 @@ class RobustEnsembleClustering(ClusterMixin, BaseEstimator):
     are flagged as outliers), by the ALM of Algorithm 1 [2]_: the X step (9) is the best
     rank-k approximation of ``L - E + Lambda/mu`` (Eckart-Young [3]_, an exact truncated SVD
     instead of the source's LRGeomCG), the E step (11)-(12) is column-wise shrinkage of
-    ``L - X + Lambda/mu`` with threshold ``1/mu``, then ``Lambda += mu (L - X - E)`` and
-    ``mu *= rho``. The consensus labels are k-means (``n_clusters``) on the rows of the
-    rank-k factor ``U_k S_k`` of ``X``.
+    ``L - X + Lambda/mu`` with threshold ``1/mu`` (the source's ``2/mu`` is an erratum), then
+    ``Lambda += mu (L - X - E)`` and ``mu *= rho``. The consensus labels are k-means
+    (``n_clusters``) on the rows of the rank-k factor ``U_k S_k`` of ``X``.
 
     Parameters
     ----------
     n_clusters : int or None, default=None
         Number of clusters of the consensus. ``None`` means the (lower) median of the numbers
-        of clusters of the base partitions.
+        of clusters of the base partitions (on data: ``base_k``, or 2).
+    partitions : {"kmeans", "precomputed"}, default="kmeans"
+        What ``X`` is. ``"kmeans"``: the data; the fit builds ``n_partitions`` base
+        clusterings with :func:`mmcedu.partitions.base_partitions` (k-means with ``base_k``
+        clusters, each on a random half of the features). ``"precomputed"``: the base
+        partitions, column ``m`` the integer labels of base clustering ``m`` (``-1``: missing).
+    base_k : int or None, default=None
+        Number of clusters of each k-means base clustering; ``None`` means ``n_clusters`` (2
+        when that is ``None`` too). Not used with ``partitions="precomputed"``.
+    n_partitions : int, default=10
+        Number of base clusterings built from the data. Not used with ``"precomputed"``.
     rank : int, default=None
-        Rank bound of the low-rank solution: the ``k`` of (3)-(5), ``rank(X) <= k``; ``None``
-        means ``n_clusters_`` (our reading of the source's ambiguous "we could set k = K").
-        Must be at most ``min(N, c)``.
+        Rank bound of the low-rank solution: the ``k`` of (3)-(5), at most ``min(N, c)``;
+        ``None`` means ``n_clusters_`` (our reading of the source's "we could set k = K").
     loss : {"l12", "fro", "l1"}, default="l12"
-        ``"l12"``: the column-wise l_{1,2} loss (3) by ALM. ``"fro"``: the least-squares
-        problem (1), solved in closed form by one truncated SVD (``n_iter_ = 1``). ``"l1"``:
-        entry-wise l_1 loss (the source's "another option"), ALM with soft thresholding
-        (dense path only).
+        ``"l12"``: the column-wise loss (3) by ALM. ``"fro"``: the least-squares problem (1),
+        in closed form by one truncated SVD (``n_iter_ = 1``). ``"l1"``: the entry-wise loss
+        (the source's "another option"), ALM with soft thresholding (dense path only).
     solver : {"auto", "dense", "compressed"}, default="auto"
-        Algorithm used to run the ALM. ``"dense"``: on the N x c matrix ``L``, memory
-        :func:`dense_bytes` ``= 7.5 * 8 N c + 12 N M`` bytes (``3.5 * 8 N c`` for ``"fro"``) (raises
-        :class:`~mmcedu.exceptions.MemoryBudgetError` before allocating when that exceeds
-        the budget). ``"compressed"``: the same iterates on the c x c matrix
-        ``Sigma V^T`` (``L = U Sigma V^T``; only ``G = L^T L`` is formed, from the labels),
-        memory :func:`compressed_bytes` ``~ 12 N M + 40 N k + 100 c^2`` bytes; ``loss`` must
-        be ``"l12"`` or ``"fro"``. ``"auto"``: ``"compressed"`` when ``loss`` allows it and
-        ``N > c``, else ``"dense"``.
+        Algorithm. ``"dense"``: the ALM on the N x c matrix ``L``. ``"compressed"``: the same iterates on
+        the c x c matrix ``Sigma V^T`` (``L = U Sigma V^T``; only ``G = L^T L`` is formed,
+        from the labels); ``loss`` must be ``"l12"`` or ``"fro"``. ``"auto"``:
+        ``"compressed"`` when ``loss`` allows it and ``N > c``. See :meth:`memory_bytes`.
     mu : float, default=None
-        Initial penalty ``mu^(0)`` of the ALM; ``None`` means ``1.25 / ||L||_2`` (spectral
-        norm), the usual choice of the inexact ALM [2]_.
+        Initial penalty ``mu^(0)``; ``None`` means ``1.25 / ||L||_2`` (spectral norm), the
+        usual choice of the inexact ALM [2]_.
     rho : float, default=1.01
         Growth factor of ``mu`` (``rho > 1``). A larger ``rho`` reaches a small primal residual
-        in fewer iterations but freezes the iterates before they are stationary (measured:
-        ``rho = 1.1`` stalls at tangent residuals of 1e-4 to 2e-3 and, on ensembles with many
-        random members, at a higher loss and a lower ARI); ``1.01`` reaches ``kkt_tol``
-        in 200 to 600 iterations on the book's ensembles.
+        in fewer iterations but can freeze the iterates before they are stationary (the
+        source's ``1.1`` often does).
     max_iter : int, default=1000
         Maximum number of iterations of the ALM.
     tol : float, default=1e-7
         Stop when the relative primal residual ``||L - X - E||_F / ||L||_F`` is below ``tol``
-        and the relative tangent residual is below ``kkt_tol``.
+        and the tangent residual below ``kkt_tol``.
     kkt_tol : float, default=1e-4
         Tolerance of the relative tangent (stationarity) residual
-        ``||P_T(Lambda)||_F / max(||Lambda||_F, 1)`` (see :func:`tangent_residual`): the
-        first-order condition of the rank-constrained problem that the iteration does not
-        satisfy by construction. ``numpy.inf`` gives the source's primal-only stopping rule.
+        ``||P_T(Lambda)||_F / max(||Lambda||_F, 1)`` (:func:`tangent_residual`), the
+        first-order condition that the iteration does not satisfy by construction.
+        ``numpy.inf`` gives the source's primal-only stopping rule.
     random_state : int, RandomState instance or None, default=None
-        Seed of the final k-means.
+        Seeds one generator that draws the k-means base clusterings (on data), then the final
+        k-means.
 
     Attributes
     ----------
@@ -550,47 +406,43 @@ class RobustEnsembleClustering(ClusterMixin, BaseEstimator):
     embedding_ : ndarray of shape (n_samples, rank)
         The factor ``U_k S_k`` of ``X`` on which k-means runs (the compressed path gives the
         same factor up to the signs of its columns).
-    low_rank_ : ndarray of shape (n_samples, c)
-        The rank-k matrix ``X``. With ``solver_ == "compressed"`` it is rebuilt from the codes
-        when read (``8 N c`` bytes, checked against the memory budget); read a few rows with
+    low_rank_, error_, multipliers_ : ndarray of shape (n_samples, c)
+        ``X``, ``E`` (column-sparse for ``loss="l12"``) and ``Lambda`` (for ``"fro"``: the
+        gradient ``L - X``). On the compressed path they are rebuilt from the labels when read
+        (``8 N c`` bytes each, checked against the memory budget); read a few rows with
         :meth:`reconstruct_rows`.
-    error_ : ndarray of shape (n_samples, c)
-        The residual ``E`` (column-sparse for ``loss="l12"``); rebuilt like ``low_rank_``.
-    multipliers_ : ndarray of shape (n_samples, c)
-        The multipliers ``Lambda`` (for ``loss="fro"``: the gradient ``L - X``); rebuilt like
-        ``low_rank_``.
     anomaly_scores_ : ndarray of shape (c,)
-        ``||E_{:, j}||_2``, one per base cluster, ordered partition by partition (and by
-        label within a partition), as the columns of ``L``.
+        ``||E_{:, j}||_2``, one per base cluster, in the order of the columns of ``L``
+        (partition by partition, by label within a partition).
     partition_scores_ : ndarray of shape (n_partitions,)
-        ``||E_m||_F / ||L_m||_F`` for each base clustering ``m``: the share of the base
-        clustering the low-rank model does not explain (0 = fully explained).
-    column_partition_, column_label_ : ndarray of shape (c,)
-        Base partition and label of each column of ``L``.
+        ``||E_m||_F / ||L_m||_F`` for each base clustering ``m``: the share of it that the
+        low-rank model does not explain (0 = fully explained).
+    column_partition_ : ndarray of shape (c,)
+        Base partition of each column of ``L``.
     n_iter_ : int
         Number of ALM iterations run.
     residuals_ : list of float
-        Relative primal residual ``||L - X - E||_F / ||L||_F`` after each iteration (it decays
-        like ``rho^-t`` for any iterates; see ``kkt_residuals_`` for stationarity).
+        Relative primal residual after each iteration (it decays like ``rho^-t`` for any
+        iterates; see ``kkt_residuals_`` for stationarity).
     kkt_residuals_ : dict of ndarray
         Per iteration: ``"primal"`` (as ``residuals_``), ``"tangent"``
         (``||P_T(Lambda)||_F / s``) and ``"dual"`` (``mu_t ||E^{t+1} - E^t||_F / s``, an upper
         bound of the tangent residual), with ``s = max(||Lambda||_F, 1)``.
     tangent_residual_ : float
-        The last relative tangent residual (``kkt_residuals_["tangent"][-1]``).
+        The last relative tangent residual.
     converged_ : bool
         Whether both residuals ended below ``tol`` and ``kkt_tol``.
     singular_values_ : ndarray of shape (min(n_samples, c),)
         Singular values of ``L``, descending.
     singular_value_gap_ : float
-        ``(sigma_k - sigma_{k+1}) / sigma_k`` for ``k = rank``: 0 when the k-th and
-        (k+1)-th singular values of ``L`` tie. A small gap (a few per cent) makes the end point
-        depend on round-off: another BLAS, or a perturbation of ``L`` of size 1e-12, can end
-        at a different local solution.
-    solver_ : str
-        ``"dense"`` or ``"compressed"``, the path used.
+        ``(sigma_k - sigma_{k+1}) / sigma_k`` for ``k = rank``. A small gap (a few per cent)
+        makes the end point depend on round-off (another BLAS can end elsewhere).
+    solver_info_ : dict
+        ``"solver"`` (``"dense"`` or ``"compressed"``), ``"n_iter"`` and ``"status"``
+        (``"converged"``, ``"stalled"``: feasible but not stationary, ``"frozen"``: the
+        penalty stopped the iterates, or ``"max_iter"``).
     n_features_in_ : int
-        Number of base partitions ``M`` seen in ``fit``.
+        Number of features (on data) or of base partitions seen in ``fit``.
 
     See Also
     --------
@@ -600,19 +452,19 @@ class RobustEnsembleClustering(ClusterMixin, BaseEstimator):
 
     Notes
     -----
-    ``X`` holds base partitions, not features: column ``m`` is the labels of base
-    clustering ``m`` (integers, ``-1`` = missing). Missing labels give all-zero rows in that
-    partition's block of ``L`` (the sample casts no vote there). Bad input raises
-    ``ValueError``: non-integer labels, a base partition with a single label, a sample
-    without any label, a boolean ``n_clusters`` or ``rank``, ``rank`` above ``min(N, c)``,
-    ``solver="compressed"`` with ``loss="l1"``; a path above the memory budget raises
-    :class:`~mmcedu.exceptions.MemoryBudgetError` naming ``solver="compressed"``.
+    A missing label gives an all-zero row in that partition's block of ``L`` (the sample
+    casts no vote there). Bad input raises ``ValueError`` (non-integer labels, a base partition
+    with a single label, a sample without any label, ``rank`` above ``min(N, c)``); a path
+    above the memory budget raises :class:`~mmcedu.exceptions.MemoryBudgetError`. A
+    :class:`~sklearn.exceptions.ConvergenceWarning` says when the ALM ends without both
+    residuals below their tolerances, a :class:`~mmcedu.exceptions.DegenerateDataWarning`
+    when ``rank`` is at least the rank of ``L`` (then ``E = 0``). There is no ``predict``:
+    the consensus labels only the samples of the fit.
 
-    Warnings: :class:`~sklearn.exceptions.ConvergenceWarning` when the ALM ends without both
-    residuals below their tolerances (``max_iter`` reached, or stalled at a feasible but not
-    stationary point: use a smaller ``rho``);
-    :class:`~mmcedu.exceptions.DegenerateDataWarning` when ``rank`` is at least the rank of
-    ``L`` (then ``X = L``, ``E = 0`` and the anomaly scores say nothing).
+    Label-free rule (:meth:`label_free_rule`, on data): ``base_k`` over ``n_clusters, ...,
+    n_clusters + 7`` at a fixed ``n_clusters``, the largest silhouette on ``X`` (tolerance 0):
+    every candidate clusters the same data into the same number of clusters, so the
+    silhouette compares them on one scale.
 
     References
     ----------
@@ -627,53 +479,39 @@ class RobustEnsembleClustering(ClusterMixin, BaseEstimator):
     --------
     >>> import numpy as np
     >>> from mmcedu import RobustEnsembleClustering
+    >>> from mmcedu.datasets import blobs
     >>> from mmcedu.metrics import adjusted_rand_score
+    >>> X, y = blobs(90, centers=3, n_features=4, random_state=0)
+    >>> est = RobustEnsembleClustering(3, random_state=0).fit(X)
+    >>> float(adjusted_rand_score(y, est.labels_))
+    1.0
     >>> truth = np.repeat([0, 1, 2], 10)
     >>> P = np.column_stack([truth, (truth + 1) % 3, truth, np.arange(30) % 3])
-    >>> est = RobustEnsembleClustering(random_state=0).fit(P)
-    >>> est.n_clusters_
-    3
-    >>> float(adjusted_rand_score(truth, est.labels_))
-    1.0
-    >>> bool(est.converged_), est.solver_
+    >>> est = RobustEnsembleClustering(partitions="precomputed", random_state=0).fit(P)
+    >>> est.n_clusters_, float(adjusted_rand_score(truth, est.labels_))
+    (3, 1.0)
+    >>> bool(est.converged_), est.solver_info_["solver"]
     (True, 'compressed')
     """
 
     _parameter_constraints: dict = {
         "n_clusters": [Interval(numbers.Integral, 1, None, closed="left"), None],
+        "partitions": [StrOptions({"kmeans", "precomputed"})],
+        "base_k": [Interval(numbers.Integral, 2, None, closed="left"), None],
+        "n_partitions": [Interval(numbers.Integral, 1, None, closed="left")],
         "rank": [Interval(numbers.Integral, 1, None, closed="left"), None],
-        "loss": [StrOptions({"l12", "fro", "l1"})],
         "solver": [StrOptions({"auto", "dense", "compressed"})],
-        "mu": [Interval(numbers.Real, 0, None, closed="neither"), None],
-        "rho": [Interval(numbers.Real, 1, None, closed="neither")],
-        "max_iter": [Interval(numbers.Integral, 1, None, closed="left")],
-        "tol": [Interval(numbers.Real, 0, None, closed="left")],
-        "kkt_tol": [Interval(numbers.Real, 0, None, closed="both")],
+        **_ALM_CONSTRAINTS,
         "random_state": ["random_state"],
     }
 
-    _expected_failed_checks = {
-        "check_clustering": (
-            "it fits continuous blob features, which are not base partitions: fit rejects "
-            "non-integer labels with a ValueError by design"
-        ),
-    }
-
-    def __init__(
-        self,
-        n_clusters=None,
-        *,
-        rank=None,
-        loss="l12",
-        solver="auto",
-        mu=None,
-        rho=DEFAULT_RHO,
-        max_iter=1000,
-        tol=1e-7,
-        kkt_tol=DEFAULT_KKT_TOL,
-        random_state=None,
-    ):
+    def __init__(self, n_clusters=None, *, partitions="kmeans", base_k=None, n_partitions=10,
+                 rank=None, loss="l12", solver="auto", mu=None, rho=DEFAULT_RHO, max_iter=1000,
+                 tol=1e-7, kkt_tol=DEFAULT_KKT_TOL, random_state=None):
         self.n_clusters = n_clusters
+        self.partitions = partitions
+        self.base_k = base_k
+        self.n_partitions = n_partitions
         self.rank = rank
         self.loss = loss
         self.solver = solver
@@ -687,32 +525,37 @@ class RobustEnsembleClustering(ClusterMixin, BaseEstimator):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         # Base partitions are categorical: scikit-learn's checks then feed rounded integers.
-        tags.input_tags.categorical = True
+        tags.input_tags.categorical = self.partitions == "precomputed"
         return tags
 
     def _check_params(self):
-        for name in ("n_clusters", "rank", "max_iter"):
-            if isinstance(getattr(self, name), (bool, np.bool_)):
-                raise ValueError(
-                    f"{name} must be an integer, not a boolean; got {name}={getattr(self, name)!r}."
-                )
-        _check_alm_parameters(self.mu, self.rho, self.max_iter, self.tol, self.kkt_tol)
+        _reject_booleans(**{name: getattr(self, name) for name in
+                            ("n_clusters", "base_k", "n_partitions", "rank", "max_iter")})
         if self.loss == "l1" and self.solver == "compressed":
             raise ValueError(
                 "solver='compressed' needs loss='l12' or 'fro': the entry-wise l1 loss's soft "
-                "thresholding is not invariant under rotations of the rows, so its ALM cannot "
-                "run on the c x c compression of L. Use solver='dense' (or 'auto') with "
-                "loss='l1'."
+                "thresholding is not invariant under rotations of the rows, so its ALM cannot run "
+                "on the c x c compression of L. Use solver='dense' (or 'auto') with loss='l1'."
             )
 
+    def _base_k(self):
+        return int(self.base_k or max(2, self.n_clusters or 2))
+
+    def _solver(self, n, c):
+        if self.solver != "auto":
+            return self.solver
+        return "compressed" if self.loss != "l1" and n > c else "dense"
+
+    # ------------------------------------------------------------------------------ the fit
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
-        """Fit the low-rank model to the base partitions and compute consensus labels.
+        """Build or read the base partitions, fit the low-rank model, cluster its factor.
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_partitions)
-            The base partitions ("partitions" in the book): integer labels, ``-1`` missing.
+        X : array-like of shape (n_samples, n_features) or (n_samples, n_partitions)
+            The data (``partitions="kmeans"``), or the base partitions
+            (``partitions="precomputed"``): integer labels, ``-1`` missing.
         y : Ignored
 
         Returns
@@ -720,11 +563,8 @@ class RobustEnsembleClustering(ClusterMixin, BaseEstimator):
         self
         """
         self._check_params()
-        P = validate_data(self, X, dtype="numeric", ensure_min_samples=1)
-        check_n_clusters(P.shape[0], 2 if self.n_clusters is None else self.n_clusters)
-        P = check_partitions(P)
-        codes, owner, label = _encode(P)
-        del P
+        rng = check_random_state(self.random_state)
+        codes, owner, label = _label_codes.encode(self._partitions(X, rng))
         n, M = codes.shape
         c = owner.size
         if self.n_clusters is None:
@@ -739,112 +579,152 @@ class RobustEnsembleClustering(ClusterMixin, BaseEstimator):
                 f"rank={k} exceeds min(n_samples, sum_m k_m) = min({n}, {c}): a rank-{k} "
                 "approximation is then L itself. Pass a smaller rank (or n_clusters)."
             )
-        solver = self.solver
-        if solver == "auto":
-            solver = "compressed" if self.loss != "l1" and n > c else "dense"
+        solver = self._solver(n, c)
+        self._check_budget(n, c, M, k, solver)
         if solver == "dense":
-            alternative = (
-                "Use solver='compressed' (or the default solver='auto'): the same iterates on a "
-                f"c x c matrix, about {format_bytes(compressed_bytes(n, c, M, k))}."
-                if self.loss != "l1" else
-                "loss='l1' has no compressed path: use loss='l12' or 'fro' with "
-                "solver='compressed', or fit a subsample of the samples."
-            )
-            check_memory(
-                dense_bytes(n, c, M, self.loss),
-                what=f"The dense ALM on the {n} x {c} indicator matrix L (L, X, E, Lambda and "
-                "their temporaries in float64)",
-                alternative=alternative,
-            )
             fit, sigma, F = self._fit_dense(codes, c, k)
         else:
-            check_memory(
-                compressed_bytes(n, c, M, k),
-                what=f"The compressed ALM for {n} samples and {c} base clusters (label codes, "
-                "embedding, k-means)",
-                alternative="Fit a subsample of the samples.",
-            )
             fit, sigma, F = self._fit_compressed(codes, c, k)
-        self._store(fit, sigma, F, k, n, c, M, owner, label, solver, codes)
-        rng = check_random_state(self.random_state)
-        with warnings.catch_warnings():  # said below, with the reason and what to change
-            warnings.filterwarnings("ignore", "Number of distinct clusters", ConvergenceWarning)
-            km = KMeans(n_clusters, n_init=10, random_state=rng).fit(self.embedding_)
-        self.labels_ = km.labels_.astype(np.int64)
-        self.n_clusters_ = int(np.unique(self.labels_).size)
-        if self.n_clusters_ < n_clusters:
-            n_rows = int(np.unique(codes, axis=0).shape[0])
-            warnings.warn(
-                f"Found {self.n_clusters_} distinct clusters for n_clusters={n_clusters}: the "
-                f"base partitions give only {n_rows} distinct label vectors (samples labelled "
-                "alike by every base partition coincide in the embedding). Ask for at most "
-                f"{min(n_rows, self.n_clusters_)} clusters.",
-                ClusterCountWarning,
-                stacklevel=3,
-            )
+        self._store(fit, sigma, F, k, owner, label, solver, codes)
+        self._cluster(n_clusters, codes, rng)
         if not self.converged_:
-            warnings.warn(
-                _convergence_message(fit, self.tol, self.kkt_tol, self.rho, self.max_iter),
-                ConvergenceWarning,
-                stacklevel=3,
-            )
+            warnings.warn(_convergence_message(fit, self.tol, self.kkt_tol, self.rho, self.max_iter),
+                          ConvergenceWarning, stacklevel=3)
         return self
+
+    def _partitions(self, X, rng):
+        """The validated base partitions: ``X`` itself, or k-means clusterings of ``X``."""
+        precomputed = self.partitions == "precomputed"
+        X = validate_data(self, X, dtype="numeric" if precomputed else np.float64,
+                          ensure_min_samples=1)
+        n = X.shape[0]
+        check_n_clusters(n, 2 if self.n_clusters is None else self.n_clusters)
+        if precomputed:
+            return check_partitions(X)
+        base_k = self._base_k()
+        if base_k > n:
+            raise ValueError(
+                f"base_k={base_k} exceeds n_samples={n}: a k-means base clustering needs a "
+                "sample per cluster. Pass a smaller base_k."
+            )
+        P = base_partitions(X, self.n_partitions, base_k, random_state=rng)
+        try:
+            return check_partitions(P)
+        except ValueError as err:
+            raise ValueError(
+                f"X has too few distinct samples for k-means base clusterings with "
+                f"base_k={base_k} on random halves of its features: {err}"
+            ) from None
+
+    def _check_budget(self, n, c, M, k, solver):
+        def need(path):
+            return _label_codes.path_bytes(n, c, M, k, self.loss, path)
+
+        if solver == "compressed":
+            what = f"The compressed ALM for {n} samples and {c} base clusters (codes, embedding, k-means)"
+            alternative = "Fit a subsample of the samples."
+        else:
+            what = f"The dense ALM on the {n} x {c} indicator matrix L (L, X, E, Lambda, temporaries)"
+            alternative = (
+                "loss='l1' has no compressed path: use loss='l12' or 'fro' with "
+                "solver='compressed', or fit a subsample of the samples." if self.loss == "l1" else
+                "Use solver='compressed' (or the default solver='auto'): the same iterates on a c x c "
+                f"matrix, about {format_bytes(need('compressed'))}."
+            )
+        check_memory(need(solver), what=what, alternative=alternative)
+
+    def memory_bytes(self, n_samples, n_features=None):
+        """Bytes of the largest arrays a fit with these parameters holds at once.
+
+        The arrays of the path that ``solver`` chooses, for ``c = M * base_k`` base clusters
+        (``base_k=None``: ``n_clusters``, or 2), and the data in float64. A fit checks the
+        same formula, with its own ``c``, against the memory budget before allocating.
+
+        Parameters
+        ----------
+        n_samples : int
+        n_features : int or None, default=None
+            On data, the number of features (``None``: the data are not counted); with
+            ``partitions="precomputed"``, the number of base partitions ``M`` (``None``:
+            ``n_partitions``).
+
+        Returns
+        -------
+        int
+        """
+        n = int(n_samples)
+        precomputed = self.partitions == "precomputed"
+        M = int(n_features if precomputed and n_features is not None else self.n_partitions)
+        c = M * self._base_k()
+        k = int(self.rank or self.n_clusters or self._base_k())
+        data = 0 if precomputed or n_features is None else 8 * n * int(n_features)
+        return int(_label_codes.path_bytes(n, c, M, k, self.loss, self._solver(n, c)) + data)
+
+    def label_free_rule(self, X):
+        """The recommended way to choose this estimator's parameters without labels, on ``X``.
+
+        Returns
+        -------
+        rule : dict
+            ``"param_grid"``: ``{"base_k": [n_clusters, ..., n_clusters + 7]}``,
+            ``"criterion"``: ``["silhouette"]``, ``"tolerance"``: 0.0 (see the class Notes).
+        """
+        if self.partitions == "precomputed":
+            raise ValueError(
+                "partitions='precomputed' has no label-free rule: the rule searches base_k, the "
+                "number of clusters of the k-means base clusterings built from the data, and "
+                "given base partitions leave nothing to search. Use partitions='kmeans'."
+            )
+        if self.n_clusters is None:
+            raise ValueError(
+                "label_free_rule needs n_clusters: it compares consensus clusterings with "
+                "n_clusters clusters over base_k = n_clusters, ..., n_clusters + 7."
+            )
+        k = int(self.n_clusters)
+        return {"param_grid": {"base_k": [k + j for j in BASE_K_OFFSETS]},
+                "criterion": ["silhouette"], "tolerance": 0.0}
 
     # ------------------------------------------------------------------------------ the paths
     def _run(self, L, k, sigma_max):
-        if self.loss == "fro":
-            X, F, Vk = _rank_k(L, k)
-            E = L - X
-            scale = max(float(np.linalg.norm(E)), 1.0)
-            return {
-                "X": X, "F": F, "Vk": Vk, "E": E, "Lam": E, "n_iter": 1, "mu": None,
-                "primal": np.zeros(1), "tangent": np.array([_tangent_norm(E, F, Vk) / scale]),
-                "dual": np.zeros(1), "status": "converged",
-            }
-        mu = 1.25 / max(sigma_max, 1e-300) if self.mu is None else self.mu
-        return _alm(L, k, self.loss, mu, self.rho, self.max_iter, self.tol, self.kkt_tol)
+        return _solve(L, k, self.loss, self.mu, self.rho, self.max_iter, self.tol, self.kkt_tol,
+                      sigma_max)
 
     def _fit_dense(self, codes, c, k):
-        L = _indicator_from_codes(codes, c)
-        n = L.shape[0]
-        if c <= n:  # as in _compress: eigenvalues of L^T L below 1e-10 x max are round-off
+        L = _label_codes.indicator(codes, c)
+        if c <= L.shape[0]:  # as in compress: eigenvalues of L^T L below 1e-10 x max are round-off
             w = np.linalg.eigvalsh(L.T @ L)[::-1]
             sigma = np.sqrt(np.where(w > 1e-10 * max(float(w[0]), 1e-300), w, 0.0))
         else:
             sigma = np.linalg.svd(L, compute_uv=False)
+        self._lift = None
         fit = self._run(L, k, float(sigma[0]))
-        self._dense = {"low_rank": fit["X"], "error": fit["E"], "multipliers": fit["Lam"]}
         return fit, sigma, fit["F"]
 
     def _fit_compressed(self, codes, c, k):
-        G = _gram_from_codes(codes, c)
-        L_hat, V, sigma, keep = _compress(G)
+        L_hat, V, sigma, keep = _label_codes.compress(_label_codes.gram(codes, c))
         fit = self._run(L_hat, k, float(sigma[0]))
-        # F = U F_hat = L V Sigma^+ F_hat: a gather-sum over the codes.
-        Vs = V[:, keep] / sigma[keep]
-        F = _gather_rows(codes, Vs @ fit["F"][keep])
-        self._compressed = {"Vs": Vs, "keep": keep, "low_rank": fit["X"], "error": fit["E"],
-                            "multipliers": fit["Lam"]}
-        self._dense = None
-        return fit, sigma, F
+        # U Z_hat = L V Sigma^+ Z_hat for any iterate: a gather-sum over the codes.
+        self._lift = (V[:, keep] / sigma[keep], keep)
+        return fit, sigma, self._lifted(codes, fit["F"])
 
-    def _store(self, fit, sigma, F, k, n, c, M, owner, label, solver, codes):
-        self.solver_ = solver
+    def _lifted(self, codes, Z_hat, rows=None):
+        Vs, keep = self._lift
+        return _label_codes.gather_rows(codes, Vs @ Z_hat[keep], rows)
+
+    def _store(self, fit, sigma, F, k, owner, label, solver, codes):
+        n, M = codes.shape
+        c = owner.size
+        self.solver_info_ = {"solver": solver, "n_iter": int(fit["n_iter"]), "status": fit["status"]}
+        self._matrices = {"low_rank": fit["X"], "error": fit["E"], "multipliers": fit["Lam"]}
         self._codes = codes if solver == "compressed" else None
-        if solver == "dense":
-            self._compressed = None
         self.embedding_ = F
-        E = fit["E"]
-        self.anomaly_scores_ = np.linalg.norm(E, axis=0)
+        self.anomaly_scores_ = np.linalg.norm(fit["E"], axis=0)
         e2 = np.bincount(owner, weights=self.anomaly_scores_**2, minlength=M)
-        col_sizes = np.zeros(c)  # ||L_j||^2: the size of each base cluster
-        for m in range(M):
-            col = codes[:, m]
-            col_sizes += np.bincount(col[col >= 0], minlength=c)
+        col_sizes = np.bincount(codes[codes >= 0], minlength=c)  # ||L_j||^2: base cluster sizes
         l2 = np.bincount(owner, weights=col_sizes, minlength=M)  # ||L_m||_F^2: labelled samples
         self.partition_scores_ = np.sqrt(e2 / l2)
         self.column_partition_ = owner
-        self.column_label_ = label
+        self._column_label = label
         self.n_iter_ = int(fit["n_iter"])
         self.residuals_ = fit["primal"].tolist()
         self.kkt_residuals_ = {"primal": fit["primal"], "tangent": fit["tangent"],
@@ -862,38 +742,39 @@ class RobustEnsembleClustering(ClusterMixin, BaseEstimator):
                 f"rank={k} exceeds the rank of L ({int(np.sum(sigma > tiny))}): the rank-{k} "
                 "model fits L exactly (X = L, E = 0), so the anomaly scores are all zero and "
                 "the consensus is k-means on L itself. Pass a smaller rank.",
-                DegenerateDataWarning,
-                stacklevel=4,
+                DegenerateDataWarning, stacklevel=4,
+            )
+
+    def _cluster(self, n_clusters, codes, rng):
+        """The consensus: k-means on the rows of the embedding, and a warning when it finds
+        fewer clusters than asked."""
+        with warnings.catch_warnings():  # said below, with the reason and what to change
+            warnings.filterwarnings("ignore", "Number of distinct clusters", ConvergenceWarning)
+            km = KMeans(n_clusters, n_init=10, random_state=rng).fit(self.embedding_)
+        self.labels_ = km.labels_.astype(np.int64)
+        self.n_clusters_ = int(np.unique(self.labels_).size)
+        if self.n_clusters_ < n_clusters:
+            n_rows = int(np.unique(codes, axis=0).shape[0])
+            warnings.warn(
+                f"Found {self.n_clusters_} distinct clusters for n_clusters={n_clusters}: the "
+                f"base partitions give only {n_rows} distinct label vectors (samples labelled "
+                "alike by every base partition coincide in the embedding). Ask for at most "
+                f"{min(n_rows, self.n_clusters_)} clusters.",
+                ClusterCountWarning, stacklevel=4,
             )
 
     # ------------------------------------------------------------------- the N x c matrices
     def _matrix(self, name):
-        if not hasattr(self, "solver_"):
-            raise NotFittedError(
-                f"This RobustEnsembleClustering instance is not fitted yet; call fit before "
-                f"reading {name}_."
-            )
-        if self._dense is not None:
-            return self._dense[name]
-        n, c = self._codes.shape[0], self.anomaly_scores_.size
-        check_memory(
-            8.0 * n * c,
-            what=f"{name}_ ({n} x {c}, rebuilt from the compressed fit)",
-            alternative=f"Read some rows with reconstruct_rows({name!r}, rows).",
-        )
+        check_is_fitted(self)
+        if self._lift is not None:
+            n, c = self._codes.shape[0], self.anomaly_scores_.size
+            check_memory(8.0 * n * c, what=f"{name}_ ({n} x {c}, rebuilt from the compressed fit)",
+                         alternative=f"Read some rows with reconstruct_rows({name!r}, rows).")
         return self.reconstruct_rows(name)
 
-    @property
-    def low_rank_(self):
-        return self._matrix("low_rank")
-
-    @property
-    def error_(self):
-        return self._matrix("error")
-
-    @property
-    def multipliers_(self):
-        return self._matrix("multipliers")
+    low_rank_ = property(lambda self: self._matrix("low_rank"))
+    error_ = property(lambda self: self._matrix("error"))
+    multipliers_ = property(lambda self: self._matrix("multipliers"))
 
     def reconstruct_rows(self, name, rows=None):
         """Rows of ``low_rank_``, ``error_`` or ``multipliers_`` without forming the others.
@@ -912,10 +793,8 @@ class RobustEnsembleClustering(ClusterMixin, BaseEstimator):
         """
         if name not in ("low_rank", "error", "multipliers"):
             raise ValueError(f"name must be 'low_rank', 'error' or 'multipliers'; got {name!r}.")
-        if not hasattr(self, "solver_"):
-            raise NotFittedError("This RobustEnsembleClustering instance is not fitted yet.")
-        if self._dense is not None:
-            Z = self._dense[name]
+        check_is_fitted(self)
+        Z = self._matrices[name]
+        if self._lift is None:
             return Z if rows is None else Z[rows]
-        comp = self._compressed
-        return _gather_rows(self._codes, comp["Vs"] @ comp[name][comp["keep"]], rows)
+        return self._lifted(self._codes, Z, rows)

@@ -5,6 +5,7 @@ what to change: bad data, bad parameters, degenerate ensembles, solver limits, m
 huge and tiny scales, and the defaults against k-means.
 """
 
+import functools
 import tracemalloc
 import warnings
 
@@ -23,6 +24,9 @@ from mmcedu.exceptions import ClusterCountWarning, DegenerateDataWarning, Memory
 from mmcedu.metrics import clustering_error
 from mmcedu.partitions import base_partitions, noisy_copies
 
+#: The estimator on given base partitions.
+on_partitions = functools.partial(RobustEnsembleClustering, partitions="precomputed")
+
 X, Y = two_gaussians(20, distance=8.0, std=0.4, random_state=0)
 P = np.column_stack([Y, 1 - Y, Y, np.where(np.arange(20) < 2, 1 - Y, Y)])  # 4 base partitions
 
@@ -31,7 +35,7 @@ def fit(data=P, **params):
     params.setdefault("random_state", 0)
     with warnings.catch_warnings(record=True) as rec:
         warnings.simplefilter("always")
-        est = RobustEnsembleClustering(**params).fit(data)
+        est = on_partitions(**params).fit(data)
     return est, [w for w in rec if not issubclass(w.category, DeprecationWarning)]
 
 
@@ -84,7 +88,7 @@ BAD_DATA = {
 @pytest.mark.parametrize("bad", list(BAD_DATA))
 def test_bad_data_is_a_clear_error(bad):
     with pytest.raises(ValueError):
-        RobustEnsembleClustering(2).fit(BAD_DATA[bad](P))
+        on_partitions(2).fit(BAD_DATA[bad](P))
 
 
 @pytest.mark.parametrize(
@@ -99,12 +103,12 @@ def test_bad_data_is_a_clear_error(bad):
 )
 def test_bad_partitions_say_what_is_wrong(data, word):
     with pytest.raises(ValueError, match=word):
-        RobustEnsembleClustering(2).fit(data)
+        on_partitions(2).fit(data)
 
 
 def test_sparse_input_is_a_clear_error():
     with pytest.raises(TypeError, match="[Ss]parse|dense"):
-        RobustEnsembleClustering(2).fit(sp.csr_matrix(P))
+        on_partitions(2).fit(sp.csr_matrix(P))
 
 
 @pytest.mark.parametrize(
@@ -156,12 +160,42 @@ def test_bad_parameters_are_named(params, word):
     if params.get("n_clusters") == 5:
         data = np.array([[0, 1], [0, 0], [1, 1], [1, 0]])
     with pytest.raises(ValueError, match=word):
-        RobustEnsembleClustering(**params).fit(data)
+        on_partitions(**params).fit(data)
 
 
 def test_n_clusters_none_is_the_median_number_of_clusters():
     est, ws = fit(P)
     assert est.n_clusters_ == 2 and found(est) and not ws
+
+
+# ============================================================================================
+# On data (partitions="kmeans", the default)
+# ============================================================================================
+@pytest.mark.parametrize(
+    "data, params, word",
+    [
+        (X[:3], {"n_clusters": 2, "base_k": 5}, "base_k=5 exceeds n_samples=3"),
+        (X[:1], {}, "n_samples=1"),
+        (np.where(np.arange(40).reshape(20, 2) == 3, np.nan, X), {}, "NaN"),
+        (np.ones((20, 2)), {}, "too few distinct samples"),
+        (X, {"base_k": 1}, "base_k"),
+        (X, {"base_k": True}, "base_k"),
+        (X, {"n_partitions": 0}, "n_partitions"),
+        (X, {"n_partitions": True}, "n_partitions"),
+        (X, {"partitions": "labels"}, "partitions"),
+    ],
+)
+def test_bad_data_and_parameters_on_data_are_named(data, params, word):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)  # k-means on identical rows
+        with pytest.raises(ValueError, match=word):
+            RobustEnsembleClustering(**params).fit(data)
+
+
+def test_on_data_the_defaults_find_two_separated_clusters():
+    est = RobustEnsembleClustering(random_state=0).fit(X)
+    assert est.n_clusters_ == 2 and found(est) and est.converged_
+    assert est.solver_info_ == {"solver": "dense", "n_iter": est.n_iter_, "status": "converged"}
 
 
 # ============================================================================================
@@ -244,16 +278,16 @@ def test_dense_path_above_the_budget_names_the_compressed_solver():
     with mmcedu.config_context(memory_budget="30MB"):  # compressed ~24 MB, 8 N c = 32 MB
         tracemalloc.start()
         with pytest.raises(MemoryBudgetError, match="solver='compressed'"):
-            RobustEnsembleClustering(10, solver="dense").fit(Pbig)
+            on_partitions(10, solver="dense").fit(Pbig)
         peak = tracemalloc.get_traced_memory()[1]
         tracemalloc.stop()
         assert peak < 20e6, "the guard must fire before L is allocated"
         with pytest.raises(MemoryBudgetError, match="loss='l12' or 'fro'"):
-            RobustEnsembleClustering(10, loss="l1").fit(Pbig)
+            on_partitions(10, loss="l1").fit(Pbig)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ConvergenceWarning)  # 30 iterations: not the point
-            est = RobustEnsembleClustering(10, max_iter=30, random_state=0).fit(Pbig)
-        assert est.solver_ == "compressed"
+            est = on_partitions(10, max_iter=30, random_state=0).fit(Pbig)
+        assert est.solver_info_["solver"] == "compressed"
         # The N x c matrices are rebuilt on demand, under the same budget.
         with pytest.raises(MemoryBudgetError, match="reconstruct_rows"):
             est.low_rank_  # noqa: B018
@@ -265,12 +299,7 @@ def test_many_samples_just_work_on_the_default_path():
     rs = np.random.RandomState(0)
     Pbig = np.column_stack([rs.randint(3, size=200_000) for _ in range(5)])
     est, _ = fit(Pbig, n_clusters=3, max_iter=30)
-    assert est.solver_ == "compressed" and est.labels_.shape == (200_000,)
-
-
-def test_memory_formulas():
-    assert ens.dense_bytes(10**6, 500, 50) > 8 * 2**30  # the dense path at the target size
-    assert ens.compressed_bytes(10**6, 500, 50, 10) < 2 * 2**30
+    assert est.solver_info_["solver"] == "compressed" and est.labels_.shape == (200_000,)
 
 
 # ============================================================================================
@@ -312,7 +341,6 @@ def test_defaults_are_no_worse_than_kmeans(load, k):
         (lambda: ens.best_rank_k(np.eye(3), 0), "rank"),
         (lambda: ens.best_rank_k(np.eye(3), 4), "rank"),
         (lambda: ens.best_rank_k(np.ones(3), 1), "2-D"),
-        (lambda: ens.l12_low_rank_irls(np.eye(3), 0), "rank"),
         (lambda: ens.tangent_residual(np.eye(3), np.eye(3), np.eye(2), 1), "shape"),
     ],
 )

@@ -1,6 +1,9 @@
 """Tests of mmcedu.robust_ensemble and mmcedu.partitions: the two ALM steps against oracles,
 the estimator, the generation of ensembles and the baselines."""
 
+import functools
+import hashlib
+
 import cvxpy as cp
 import numpy as np
 import pytest
@@ -25,12 +28,15 @@ from mmcedu.robust_ensemble import (
     RobustEnsembleClustering,
     best_rank_k,
     column_shrinkage,
-    l12_low_rank_irls,
     l12_norm,
     robust_low_rank,
     soft_threshold,
     tangent_residual,
 )
+from mmcedu_lab.robust_ensemble import l12_low_rank_irls
+
+#: The estimator on given base partitions.
+on_partitions = functools.partial(RobustEnsembleClustering, partitions="precomputed")
 
 
 def _ensemble(n=120, k=3, M=8, n_random=0, n_wrong_k=0, seed=0):
@@ -142,7 +148,7 @@ def test_indicator_matrix_blocks_and_missing():
 def test_different_k_gives_sum_km_columns():
     P, _, _ = _ensemble(M=6, n_wrong_k=3)
     k_m = [np.unique(P[:, m]).size for m in range(P.shape[1])]
-    est = RobustEnsembleClustering(3, random_state=0).fit(P)
+    est = on_partitions(3, random_state=0).fit(P)
     assert est.low_rank_.shape == (P.shape[0], sum(k_m))
     assert est.anomaly_scores_.shape == (sum(k_m),)
     np.testing.assert_array_equal(np.bincount(est.column_partition_), k_m)
@@ -154,7 +160,7 @@ def test_perfect_ensemble_recovers_truth():
     rng = np.random.RandomState(0)
     P = np.column_stack([rng.permutation(4)[truth] for _ in range(5)])
     for loss in ["l12", "fro", "l1"]:
-        est = RobustEnsembleClustering(4, loss=loss, random_state=0).fit(P)
+        est = on_partitions(4, loss=loss, random_state=0).fit(P)
         assert adjusted_rand_score(truth, est.labels_) == 1.0
         np.testing.assert_allclose(est.anomaly_scores_, 0, atol=1e-5)
 
@@ -162,8 +168,8 @@ def test_perfect_ensemble_recovers_truth():
 def test_alm_converges_and_does_not_lose_to_frobenius_on_its_own_loss():
     P, _, _ = _ensemble(M=10, n_random=4, seed=1)
     L, _, _ = indicator_matrix(P)
-    l12 = RobustEnsembleClustering(3, random_state=0).fit(P)
-    fro = RobustEnsembleClustering(3, loss="fro", random_state=0).fit(P)
+    l12 = on_partitions(3, random_state=0).fit(P)
+    fro = on_partitions(3, loss="fro", random_state=0).fit(P)
     assert l12.residuals_[-1] < l12.tol and l12.n_iter_ < l12.max_iter
     assert np.linalg.matrix_rank(l12.low_rank_, tol=1e-6) == 3
     np.testing.assert_allclose(l12.error_, L - l12.low_rank_, atol=1e-5)
@@ -178,7 +184,7 @@ def test_alm_converges_and_does_not_lose_to_frobenius_on_its_own_loss():
 
 def test_random_partitions_get_the_highest_anomaly_scores():
     P, kinds, y = _ensemble(n=150, M=10, n_random=3, seed=2)
-    est = RobustEnsembleClustering(3, random_state=0).fit(P)
+    est = on_partitions(3, random_state=0).fit(P)
     bad = est.partition_scores_[kinds == "random"]
     good = est.partition_scores_[kinds == "kmeans"]
     assert bad.min() > good.max()
@@ -192,16 +198,16 @@ def test_invariant_to_renaming_labels_and_reordering_partitions():
     rng = np.random.RandomState(0)
     Q = np.column_stack([rng.permutation(10)[P[:, m]] + 100 for m in range(P.shape[1])])
     order = rng.permutation(P.shape[1])
-    a = RobustEnsembleClustering(3, random_state=0).fit(P)
-    b = RobustEnsembleClustering(3, random_state=0).fit(Q[:, order])
+    a = on_partitions(3, random_state=0).fit(P)
+    b = on_partitions(3, random_state=0).fit(Q[:, order])
     assert adjusted_rand_score(a.labels_, b.labels_) == 1.0
     np.testing.assert_allclose(a.partition_scores_[order], b.partition_scores_, atol=1e-6)
 
 
 def test_integer_valued_floats_equal_integers():
     P, _, _ = _ensemble(M=5)
-    a = RobustEnsembleClustering(3, random_state=0).fit(P)
-    b = RobustEnsembleClustering(3, random_state=0).fit(P.astype(float))
+    a = on_partitions(3, random_state=0).fit(P)
+    b = on_partitions(3, random_state=0).fit(P.astype(float))
     np.testing.assert_array_equal(a.labels_, b.labels_)
 
 
@@ -211,7 +217,7 @@ def test_missing_labels_are_documented_zero_rows():
     Pm = P.copy()
     Pm[rng.rand(*P.shape) < 0.2] = -1
     Pm[np.all(Pm == -1, axis=1), 0] = P[np.all(Pm == -1, axis=1), 0]
-    est = RobustEnsembleClustering(3, random_state=0).fit(Pm)
+    est = on_partitions(3, random_state=0).fit(Pm)
     L, owner, _ = indicator_matrix(Pm)
     for m in range(P.shape[1]):
         assert np.all(L[Pm[:, m] == -1][:, owner == m] == 0)
@@ -223,24 +229,24 @@ def test_missing_labels_are_documented_zero_rows():
 def test_convergence_warning():
     P, _, _ = _ensemble(M=5, n_random=1)
     with pytest.warns(ConvergenceWarning, match="max_iter=2"):
-        RobustEnsembleClustering(3, max_iter=2).fit(P)
+        on_partitions(3, max_iter=2).fit(P)
 
 
 # --------------------------------------------------------------------------- bad input
 def test_bad_input_errors():
     good = np.array([[0, 1], [0, 0], [1, 1], [1, 0]])
     with pytest.raises(ValueError, match="column\\) 1 has 1 distinct"):
-        RobustEnsembleClustering(2).fit(np.array([[0, 3], [1, 3], [1, 3], [0, 3]]))
+        on_partitions(2).fit(np.array([[0, 3], [1, 3], [1, 3], [0, 3]]))
     with pytest.raises(ValueError, match="no label in any base partition"):
-        RobustEnsembleClustering(2).fit(np.vstack([good, [-1, -1]]))
+        on_partitions(2).fit(np.vstack([good, [-1, -1]]))
     with pytest.raises(ValueError, match="rank"):
-        RobustEnsembleClustering(2, rank=0).fit(good)
+        on_partitions(2, rank=0).fit(good)
     with pytest.raises(ValueError, match="rank=5 exceeds"):
-        RobustEnsembleClustering(2, rank=5).fit(good)
+        on_partitions(2, rank=5).fit(good)
     with pytest.raises(ValueError, match="integer labels"):
-        RobustEnsembleClustering(2).fit(good + 0.5)
+        on_partitions(2).fit(good + 0.5)
     with pytest.raises(ValueError, match="too few"):
-        RobustEnsembleClustering(5).fit(good)
+        on_partitions(5).fit(good)
     with pytest.raises(ValueError, match="2-D"):
         check_partitions(np.arange(4))
 
@@ -296,7 +302,7 @@ def test_majority_vote_folds_extra_clusters_into_their_best_partner():
 
 
 def test_robust_low_rank_rejects_unknown_loss():
-    with pytest.raises(ValueError, match="loss must be"):
+    with pytest.raises(ValueError, match="loss"):
         robust_low_rank(np.eye(3), 1, loss="huber")
 
 
@@ -317,9 +323,9 @@ def test_n_clusters_none_is_the_median_number_of_clusters_of_the_members():
     truth = np.repeat(np.arange(4), 6)
     coarse = truth // 2  # 2 clusters
     P = np.column_stack([truth, truth, coarse, (truth + 1) % 4, coarse])
-    est = RobustEnsembleClustering(random_state=0).fit(P)  # k_m = 4, 4, 2, 4, 2: median 4
+    est = on_partitions(random_state=0).fit(P)  # k_m = 4, 4, 2, 4, 2: median 4
     assert est.n_clusters_ == 4 and adjusted_rand_score(truth, est.labels_) == 1.0
-    assert RobustEnsembleClustering(2, random_state=0).fit(P).n_clusters_ == 2
+    assert on_partitions(2, random_state=0).fit(P).n_clusters_ == 2
 
 
 # --------------------------------------------------------------------------- stationarity (KKT)
@@ -334,7 +340,7 @@ def _kkt_ensemble(seed=0):
 
 def test_the_end_point_is_stationary():
     P = _kkt_ensemble()
-    est = RobustEnsembleClustering(3, random_state=0).fit(P)
+    est = on_partitions(3, random_state=0).fit(P)
     L, _, _ = indicator_matrix(P)
     X, E, Lam = est.low_rank_, est.error_, est.multipliers_
     assert est.converged_ and est.kkt_residuals_["primal"][-1] < est.tol
@@ -353,7 +359,7 @@ def test_the_end_point_is_stationary():
 def test_the_primal_residual_decays_for_any_iterates_the_tangent_residual_does_not():
     P, _, _ = _ensemble(M=10, n_random=4, seed=1)
     L, _, _ = indicator_matrix(P)
-    est = RobustEnsembleClustering(3, rho=1.1, kkt_tol=np.inf, random_state=0).fit(P)
+    est = on_partitions(3, rho=1.1, kkt_tol=np.inf, random_state=0).fit(P)
     c = L.shape[1]
     mu = 1.25 / np.linalg.norm(L, 2) * 1.1 ** np.arange(est.n_iter_)
     # ||L - X - E|| = ||Lambda^{t+1} - Lambda^t|| / mu_t <= 2 sqrt(c) / mu_t: automatic.
@@ -379,7 +385,7 @@ def test_kkt_tol_inf_is_the_sources_primal_only_rule(solver):
         mu *= 1.1
         if np.linalg.norm(L - X - E) / np.linalg.norm(L) < 1e-7:
             break
-    est = RobustEnsembleClustering(3, rho=1.1, kkt_tol=np.inf, solver=solver, random_state=0).fit(P)
+    est = on_partitions(3, rho=1.1, kkt_tol=np.inf, solver=solver, random_state=0).fit(P)
     assert est.converged_ and est.n_iter_ == t
     np.testing.assert_allclose(est.low_rank_, X, atol=1e-6)
 
@@ -395,8 +401,8 @@ def test_a_slower_penalty_reaches_stationarity_where_a_fast_one_stalls():
     for m in np.flatnonzero(kinds == "random"):
         P[:, m] = rng.randint(2, size=P.shape[0])
     with pytest.warns(ConvergenceWarning, match="stalled"):
-        fast = RobustEnsembleClustering(10, rho=1.1, random_state=0).fit(P)
-    slow = RobustEnsembleClustering(10, random_state=0).fit(P)  # the default rho
+        fast = on_partitions(10, rho=1.1, random_state=0).fit(P)
+    slow = on_partitions(10, random_state=0).fit(P)  # the default rho
     assert fast.residuals_[-1] < fast.tol and fast.tangent_residual_ > 10 * fast.kkt_tol
     assert slow.converged_ and slow.tangent_residual_ < slow.kkt_tol
     assert slow.anomaly_scores_.sum() < fast.anomaly_scores_.sum()  # a lower l12 loss
@@ -404,27 +410,27 @@ def test_a_slower_penalty_reaches_stationarity_where_a_fast_one_stalls():
 
 # --------------------------------------------------------------------------- the compressed path
 def test_codes_and_gram_from_codes_equal_the_indicator_matrix():
-    from mmcedu.robust_ensemble import _encode, _gram_from_codes, _indicator_from_codes
+    from mmcedu._robust_ensemble_codes import encode, gram, indicator
 
     P = _kkt_ensemble(seed=2)
     P[:, 1] = P[:, 1] * 7 - 3  # arbitrary label names, -1 stays the missing label
     P[P[:, 0] == -1, 1] = -1
     P[np.all(P == -1, axis=1), 2] = 5
     L, owner, label = indicator_matrix(P)
-    codes, owner2, label2 = _encode(check_partitions(P))
-    np.testing.assert_array_equal(_indicator_from_codes(codes, L.shape[1]), L)
+    codes, owner2, label2 = encode(check_partitions(P))
+    np.testing.assert_array_equal(indicator(codes, L.shape[1]), L)
     np.testing.assert_array_equal(owner, owner2)
     np.testing.assert_array_equal(label, label2)
-    np.testing.assert_array_equal(_gram_from_codes(codes, L.shape[1]), L.T @ L)
+    np.testing.assert_array_equal(gram(codes, L.shape[1]), L.T @ L)
 
 
 @pytest.mark.parametrize("rho", [1.1, 1.02])
 def test_compressed_iterates_equal_the_dense_ones(rho):
     P = _kkt_ensemble(seed=1)
     L, _, _ = indicator_matrix(P)
-    d = RobustEnsembleClustering(3, rho=rho, solver="dense", random_state=0).fit(P)
-    c = RobustEnsembleClustering(3, rho=rho, solver="compressed", random_state=0).fit(P)
-    assert (d.solver_, c.solver_) == ("dense", "compressed")
+    d = on_partitions(3, rho=rho, solver="dense", random_state=0).fit(P)
+    c = on_partitions(3, rho=rho, solver="compressed", random_state=0).fit(P)
+    assert (d.solver_info_["solver"], c.solver_info_["solver"]) == ("dense", "compressed")
     assert d.n_iter_ == c.n_iter_ and d.converged_ == c.converged_
     for key in ("primal", "tangent", "dual"):  # the same residuals at every iteration
         np.testing.assert_allclose(c.kkt_residuals_[key], d.kkt_residuals_[key], rtol=1e-6, atol=1e-10)
@@ -447,11 +453,11 @@ def test_compressed_iterates_equal_the_dense_ones(rho):
 def test_auto_solver_and_frobenius_on_the_compressed_path():
     P = _kkt_ensemble(seed=3)
     L, _, _ = indicator_matrix(P)
-    assert RobustEnsembleClustering(3, random_state=0).fit(P).solver_ == "compressed"
-    assert RobustEnsembleClustering(3, loss="l1", random_state=0).fit(P[:40]).solver_ == "dense"
+    assert on_partitions(3, random_state=0).fit(P).solver_info_["solver"] == "compressed"
+    assert on_partitions(3, loss="l1", random_state=0).fit(P[:40]).solver_info_["solver"] == "dense"
     small = np.column_stack([np.arange(6) % 2, np.arange(6) % 3, np.arange(6) // 3])
-    assert RobustEnsembleClustering(2, random_state=0).fit(small).solver_ == "dense"  # N <= c
-    fro = RobustEnsembleClustering(3, loss="fro", random_state=0).fit(P)
+    assert on_partitions(2, random_state=0).fit(small).solver_info_["solver"] == "dense"  # N <= c
+    fro = on_partitions(3, loss="fro", random_state=0).fit(P)
     X_ref, _ = best_rank_k(L, 3)
     np.testing.assert_allclose(fro.low_rank_, X_ref, atol=1e-8)
     assert fro.n_iter_ == 1 and fro.tangent_residual_ < 1e-10  # Eckart-Young is stationary
@@ -461,6 +467,106 @@ def test_singular_values_and_gap():
     P = _kkt_ensemble(seed=4)
     L, _, _ = indicator_matrix(P)
     s = np.linalg.svd(L, compute_uv=False)
-    est = RobustEnsembleClustering(3, random_state=0).fit(P)
+    est = on_partitions(3, random_state=0).fit(P)
     np.testing.assert_allclose(est.singular_values_[:10], s[:10], rtol=1e-9)
     assert est.singular_value_gap_ == pytest.approx((s[2] - s[3]) / s[2], rel=1e-9)
+
+
+# --------------------------------------------------------------------------- on data
+# mmcedu_lab.comparison.EnsembleOnData clustered data before the estimator could: a k-means
+# ensemble drawn from check_random_state(random_state), then the ALM with the same generator.
+# Its labels (sha256 of the int64 array, first 16 hex digits), recorded at commit 10c0e66:
+ON_DATA_LABELS = {
+    ("iris", 3, None, 0): "d8f959765fde38c5",
+    ("iris", 3, 5, 1): "271832609f3431cb",
+    ("iris", 2, 4, 7): "1564942a09b1b246",
+    ("two circles", 2, 3, 0): "050fbf6ebaa4fb4d",
+}
+
+
+@pytest.mark.parametrize("case", list(ON_DATA_LABELS), ids=str)
+def test_on_data_it_is_the_ensemble_of_kmeans_partitions(case, monkeypatch):
+    from sklearn.utils import check_random_state
+
+    from mmcedu.datasets import iris, two_circles
+    from mmcedu_lab import comparison
+
+    name, k, base_k, seed = case
+    X = iris()[0] if name == "iris" else two_circles(80, random_state=0)[0]
+    labels = RobustEnsembleClustering(k, base_k=base_k, random_state=seed).fit(X).labels_
+    assert hashlib.sha256(labels.astype(np.int64).tobytes()).hexdigest()[:16] == ON_DATA_LABELS[case]
+    rng = check_random_state(seed)  # the same pipeline by hand
+    P = base_partitions(X, 10, base_k or k, random_state=rng)
+    np.testing.assert_array_equal(labels, on_partitions(k, random_state=rng).fit(P).labels_)
+    if hasattr(comparison, "EnsembleOnData"):  # the reference, while it exists (on partitions)
+        monkeypatch.setattr(comparison, "RobustEnsembleClustering", on_partitions)
+        ref = comparison.EnsembleOnData(k, base_k=base_k, random_state=seed).fit(X).labels_
+        np.testing.assert_array_equal(labels, ref)
+
+
+def test_on_data_n_clusters_none_follows_base_k():
+    X, y = blobs(90, centers=3, n_features=4, random_state=0)
+    assert RobustEnsembleClustering(random_state=0).fit(X).n_clusters_ == 2  # base_k = 2
+    est = RobustEnsembleClustering(base_k=3, n_partitions=4, random_state=0).fit(X)
+    assert est.n_clusters_ == 3 and adjusted_rand_score(y, est.labels_) == 1.0
+    assert est.partition_scores_.shape == (4,) and est.n_features_in_ == 4
+    np.testing.assert_array_equal(np.bincount(est.column_partition_), [3] * 4)
+    assert not RobustEnsembleClustering().__sklearn_tags__().input_tags.categorical
+    assert on_partitions().__sklearn_tags__().input_tags.categorical
+
+
+def test_label_free_rule_is_the_comparisons():
+    X, _ = blobs(60, centers=3, n_features=4, random_state=0)
+    rule = RobustEnsembleClustering(3).label_free_rule(X)
+    assert rule == {"param_grid": {"base_k": [3, 4, 5, 6, 7, 8, 9, 10]},
+                    "criterion": ["silhouette"], "tolerance": 0.0}
+
+    class Mine(RobustEnsembleClustering):
+        pass
+
+    assert Mine(3).label_free_rule(X) == rule
+    with pytest.raises(ValueError, match="precomputed' has no label-free rule"):
+        on_partitions(3).label_free_rule(X)
+    with pytest.raises(ValueError, match="needs n_clusters"):
+        RobustEnsembleClustering().label_free_rule(X)
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+@pytest.mark.parametrize("task, seed", [("iris", 0), ("wine", 1)])
+def test_the_label_free_rule_makes_the_recorded_choices(task, seed):
+    import json
+    from pathlib import Path
+
+    from mmcedu import LabelFreeSearch
+    from mmcedu_lab.comparison import load_task
+
+    records = json.loads((Path(__file__).parent / "data/label_free_choices.json").read_text())
+    (want,) = [r["param_free"] for r in records
+               if (r["task"], r["method"], r["seed"]) == (task, "ensemble", seed)]
+    X, _, k = load_task(task, seed)
+    est = RobustEnsembleClustering(k, random_state=seed)
+    rule = est.label_free_rule(X)
+    search = LabelFreeSearch(est, rule["param_grid"], criterion=rule["criterion"],
+                             tolerance=rule["tolerance"], n_resamples=3, random_state=seed,
+                             refit=False).fit(X)
+    assert search.best_params_ == want
+
+
+def test_memory_bytes_is_the_bound_the_fit_checks():
+    import mmcedu
+    from mmcedu.exceptions import MemoryBudgetError
+
+    P, _ = noisy_copies(3000, 4, 6, noise=0.5, random_state=0)  # 6 members of 4 labels: c = 24
+    for solver in ("dense", "compressed"):
+        est = on_partitions(4, solver=solver, random_state=0)
+        need = est.memory_bytes(3000, 6)
+        with mmcedu.config_context(memory_budget=need - 1):
+            with pytest.raises(MemoryBudgetError):
+                est.fit(P)
+        with mmcedu.config_context(memory_budget=need):
+            est.fit(P)
+    assert on_partitions(10, solver="dense").memory_bytes(10**6, 50) > 8 * 2**30  # c = 500
+    assert on_partitions(10).memory_bytes(10**6, 50) < 2 * 2**30  # compressed ("auto")
+    on_data = RobustEnsembleClustering(10, n_partitions=50)
+    assert on_data.memory_bytes(10**6, 20) == on_data.memory_bytes(10**6) + 8 * 10**6 * 20
+    assert on_data.memory_bytes(10**6) == on_partitions(10).memory_bytes(10**6, 50)

@@ -37,7 +37,7 @@ from mmcedu.partitions import (
     majority_vote,
     noisy_copies,
 )
-from mmcedu.robust_ensemble import RobustEnsembleClustering, best_rank_k, l12_low_rank_irls, robust_low_rank
+from mmcedu.robust_ensemble import RobustEnsembleClustering, best_rank_k, robust_low_rank
 
 from . import measure as _measure
 from .cache import cached
@@ -52,6 +52,7 @@ __all__ = [
     "ensemble_table2",
     "ensemble_table3",
     "ensemble_table4",
+    "l12_low_rank_irls",
     "scaling",
     "TABLES",
 ]
@@ -82,7 +83,7 @@ def _data(full):
 def _consensus(P, k, seed):
     out = {}
     for name, loss in (("mmcedu", "l12"), ("fro", "fro")):
-        est = RobustEnsembleClustering(k, loss=loss, random_state=seed).fit(P)
+        est = RobustEnsembleClustering(k, partitions="precomputed", loss=loss, random_state=seed).fit(P)
         out[name] = est
     return out
 
@@ -206,6 +207,30 @@ def _run_with_progress(full, progress, n_jobs=None):
 _T3_FITS = ("mmcedu", "rho 1.01", "fro", "irls")
 
 
+def l12_low_rank_irls(L, k, *, max_iter=300, tol=1e-10, eps=1e-8):
+    """An independent local solver of problem (3), for checking the ALM.
+
+    Iteratively reweighted least squares (a majorize-minimize scheme): with column weights
+    ``w_j = 1 / max(||(L - X)_{:, j}||_2, eps)``, the weighted problem
+    ``min_{rank X <= k} sum_j w_j ||L_j - X_j||^2`` is solved exactly by
+    ``X = best_rank_k(L W^{1/2}) W^{-1/2}`` (scaling columns does not change the rank), and
+    each step does not increase the (``eps``-smoothed) l_{1,2} loss.
+    """
+    L = np.asarray(L, dtype=float)
+    w = np.ones(L.shape[1])
+    prev = np.inf
+    for _ in range(max_iter):
+        s = np.sqrt(w)
+        X = best_rank_k(L * s, k)[0] / s
+        r = np.linalg.norm(L - X, axis=0)
+        w = 1.0 / np.maximum(r, eps)
+        value = r.sum()
+        if prev - value <= tol * max(1.0, value):
+            break
+        prev = value
+    return X
+
+
 def _table3_task(task):
     """ARIs and l12 losses of the four fits of one ensemble: ``task = (full, frac, rep)``."""
     from sklearn.cluster import KMeans
@@ -220,7 +245,8 @@ def _table3_task(task):
     L, _, _ = indicator_matrix(P)
     acc, obj = {}, {}
     for m, loss, rho in (("mmcedu", "l12", 1.1), ("rho 1.01", "l12", 1.01), ("fro", "fro", 1.1)):
-        est = RobustEnsembleClustering(k, loss=loss, rho=rho, max_iter=3000, random_state=rep).fit(P)
+        est = RobustEnsembleClustering(k, partitions="precomputed", loss=loss, rho=rho, max_iter=3000,
+                                       random_state=rep).fit(P)
         acc[m] = adjusted_rand_score(y, est.labels_)
         obj[m] = np.linalg.norm(L - est.low_rank_, axis=0).sum()
     Xi = l12_low_rank_irls(L, k)
@@ -352,9 +378,13 @@ def ensemble_table4(full=False, progress=None, n_jobs=None):
 
 
 def _consensus_methods(n_clusters):
+    def low_rank(loss):
+        return lambda P: RobustEnsembleClustering(n_clusters, partitions="precomputed", loss=loss,
+                                                  random_state=0).fit(P)
+
     return {
-        "l12 ALM": lambda P: RobustEnsembleClustering(n_clusters, random_state=0).fit(P),
-        "fro": lambda P: RobustEnsembleClustering(n_clusters, loss="fro", random_state=0).fit(P),
+        "l12 ALM": low_rank("l12"),
+        "fro": low_rank("fro"),
         "co-assoc": lambda P: coassociation_clustering(P, n_clusters),
         "vote": lambda P: majority_vote(P, n_clusters),
     }
