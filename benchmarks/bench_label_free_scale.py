@@ -1,0 +1,122 @@
+"""Benchmark: the one-line label-free call at scale, every estimator, in fresh processes.
+
+For every estimator with its large-data settings, ``LabelFreeSearch(estimator,
+random_state=0, n_jobs=2).fit(X)``: no grid and no criterion (the estimator's own
+``label_free_rule``), the default ``max_samples="auto"`` (the choice is made on 2,000 samples,
+then the chosen grid point is fitted once on all of ``X``). Every point runs in a fresh
+subprocess and reports its wall seconds, CPU seconds (the process and its joblib workers),
+peak resident memory (the largest ``ru_maxrss`` of the process and of its workers), the
+chosen grid point (its index in the rule's grid) and the ARI of ``labels_`` against the known
+labels. Stability of the choice: the same distribution at a small and a large ``n`` should
+give the same grid index.
+
+Data (known labels): three Gaussian clusters in 2-D (centres (0, 0), (4, 0), (2, 3.5), standard
+deviation 0.8) for the k-cluster methods; two of them for the two-cluster methods (GMMC, SDP
+MMC). Seed 0.
+
+    python benchmarks/bench_label_free_scale.py              # n = 10^4 and 10^6 (SDP MMC 10^5)
+    python benchmarks/bench_label_free_scale.py --quick      # n = 2,500 and 5,000 (a few minutes)
+    python benchmarks/bench_label_free_scale.py --csv benchmarks/results/label_free_scale.csv
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import os
+
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+from _child import MARKER, run_child_code  # noqa: E402
+
+#: name -> (constructor source, number of clusters, largest n of the full run)
+ESTIMATORS = {
+    "UMCRLS": ("UMCRLS(3, n_components=100, dtype='float32', random_state=0)", 3, 10**6),
+    "SupportVectorClustering": ("SupportVectorClustering(random_state=0)", 3, 10**6),
+    "RobustEnsembleClustering": ("RobustEnsembleClustering(3, solver='compressed', random_state=0)",
+                                 3, 10**6),
+    "GMMC": ("GMMC(n_components=300, random_state=0)", 2, 10**6),
+    "EMMC": ("EMMC(3, random_state=0)", 3, 10**6),
+    "SDPMMC": ("SDPMMC(n_components=200, random_state=0)", 2, 10**5),
+}
+
+CHILD = """
+import json, resource, time, warnings
+import numpy as np
+from mmcedu import *
+from mmcedu.datasets import blobs
+from mmcedu.metrics import adjusted_rand_score
+centers = [[0, 0], [4, 0], [2, 3.5]][:{k}]
+X, y = blobs({n}, centers=centers, cluster_std=0.8, random_state=0)
+est = {ctor}
+t0, c0 = time.perf_counter(), time.process_time()
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    search = LabelFreeSearch(est, random_state=0, n_jobs=2).fit(X)
+wall = time.perf_counter() - t0
+own = resource.getrusage(resource.RUSAGE_SELF)
+kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+grid = next(iter(est.label_free_rule(X[search.sample_indices_] if search.sample_indices_ is not None
+                                      else X)["param_grid"].values()))
+print({marker!r} + json.dumps({{
+    "wall_s": wall, "cpu_s": own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime,
+    "peak_rss_mb": max(own.ru_maxrss, kids.ru_maxrss) / 1024,
+    "best_index": int(search.best_index_), "grid_size": len(grid),
+    "best_params": {{k: float(v) for k, v in search.best_params_.items()}},
+    "ari": float(adjusted_rand_score(y, search.labels_)), "n_clusters": int(search.n_clusters_),
+    "criteria": search.criteria_,
+    "warnings": sorted({{str(w.category.__name__) for w in caught}}),
+}}))
+"""
+
+
+def run_point(name, n, timeout):
+    ctor, k, _ = ESTIMATORS[name]
+    code = CHILD.format(n=int(n), k=k, ctor=ctor, marker=MARKER)
+    result, error, wall = run_child_code(code, timeout=timeout)
+    row = {"estimator": name, "n": int(n), "process_wall_s": round(wall, 1), "error": error[-300:]}
+    if result:
+        row.update(result)
+    return row
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="n = 2,500 and 5,000")
+    parser.add_argument("--only", nargs="*", default=None, help="estimator names")
+    parser.add_argument("--csv", default=None, help="write the rows to this file")
+    parser.add_argument("--timeout", type=float, default=1800.0)
+    args = parser.parse_args(argv)
+    names = args.only or list(ESTIMATORS)
+    rows = []
+    for name in names:
+        largest = ESTIMATORS[name][2]
+        sizes = (2500, 5000) if args.quick else (10**4, largest)
+        for n in sizes:
+            row = run_point(name, n, args.timeout)
+            rows.append(row)
+            print(f"{name:26s} n={n:>9,d}  wall {row.get('wall_s', float('nan')):8.1f} s  "
+                  f"cpu {row.get('cpu_s', float('nan')):8.1f} s  "
+                  f"peak {row.get('peak_rss_mb', float('nan')):7.0f} MB  "
+                  f"ARI {row.get('ari', float('nan')):.3f}  "
+                  f"index {row.get('best_index', '?')}/{row.get('grid_size', '?')}  "
+                  f"{row['error'][:80]}", flush=True)
+        small, large = rows[-2], rows[-1]
+        same = small.get("best_index") is not None and small.get("best_index") == large.get("best_index")
+        print(f"{name:26s} same grid point at both sizes: {same}", flush=True)
+    if args.csv:
+        keys = ["estimator", "n", "wall_s", "cpu_s", "peak_rss_mb", "ari", "n_clusters",
+                "best_index", "grid_size", "best_params", "criteria", "warnings",
+                "process_wall_s", "error"]
+        with open(args.csv, "w", newline="") as f:
+            w = csv.DictWriter(f, keys, extrasaction="ignore")
+            w.writeheader()
+            for r in rows:
+                w.writerow({k: json.dumps(r[k]) if isinstance(r.get(k), (dict, list)) else r.get(k)
+                            for k in keys})
+
+
+if __name__ == "__main__":
+    main()
