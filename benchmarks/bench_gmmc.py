@@ -77,8 +77,8 @@ def child(args):
         "rel_gap": model.duality_gap_ / max(model.objective_, 1.0),
         "ari": adjusted_rand_score(y, model.labels_),
         "warnings": [w.category.__name__ for w in ws],
-        "rank": model.solver_stats_.get("rank"), "n_matvec": model.solver_stats_.get("n_matvec"),
-        "tau": model.solver_stats_.get("tau"),
+        "rank": model.solver_info_.get("rank"), "n_matvec": model.solver_info_.get("n_matvec"),
+        "tau": model.solver_info_.get("tau"),
     }
     if sub is not None:
         out["sub_labels"] = (model.labels_ if args["dense"] else model.labels_[sub]).tolist()

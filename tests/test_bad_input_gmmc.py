@@ -252,7 +252,7 @@ def test_binding_soft_margin_says_why_the_gap_cannot_close():
 
 def test_cvxpy_reports_the_back_ends_iterations():
     m = GMMC(solver="cvxpy").fit(X)
-    assert m.n_iter_ == m.solver_stats_["n_iter"] > 1
+    assert m.n_iter_ == m.solver_info_["n_iter"] > 1
 
 
 class _Reached(Exception):
@@ -303,7 +303,7 @@ def test_cvxpy_path_refuses_before_allocating(monkeypatch):
 
 def test_nystroem_path_memory_is_linear_in_n_and_guarded(monkeypatch):
     est = GMMC(n_components=300)
-    b1, b2 = est._lowrank_bytes(10_000), est._lowrank_bytes(100_000)
+    b1, b2 = est.memory_bytes(10_000), est.memory_bytes(100_000)
     assert b2 == 10 * b1 and b2 < 2 * 2**30  # below 2 GiB at n = 100,000
     _forbid_kernel(monkeypatch)
     with config_context(memory_budget="1MB"):

@@ -174,9 +174,9 @@ def test_cvxpy_n_iter_is_the_back_ends_iteration_count():
         warnings.simplefilter("ignore")
         prob.solve(solver="CLARABEL")
     assert model.n_iter_ == prob.solver_stats.num_iters > 1
-    assert model.solver_stats_["n_iter"] == model.n_iter_
+    assert model.solver_info_["n_iter"] == model.n_iter_
     lowrank = GMMC(gamma=20.0, random_state=0).fit(X)
-    assert lowrank.n_iter_ == lowrank.solver_stats_["n_iter"] > 1  # L-BFGS iterations
+    assert lowrank.n_iter_ == lowrank.solver_info_["n_iter"] > 1  # L-BFGS iterations
 
 
 def test_balance_penalty_saturates():
@@ -286,7 +286,7 @@ def test_nystroem_path_with_every_landmark_agrees_with_the_dense_path():
     assert metrics.clustering_error(dense.labels_, low.labels_) == 0.0
     assert low.objective_ == pytest.approx(dense.objective_, rel=1e-4)
     assert low.duality_gap_ <= 1e-4 * low.objective_
-    assert low.solver_stats_["tau"] == 0.0 and low.solver_stats_["solver"] == "lowrank-nystroem"
+    assert low.solver_info_["tau"] == 0.0 and low.solver_info_["solver"] == "lowrank-nystroem"
 
 
 def test_nystroem_structured_matrix_equals_the_dense_reduced_matrix():
@@ -299,7 +299,7 @@ def test_nystroem_structured_matrix_equals_the_dense_reduced_matrix():
     Phi = Q * np.sqrt(np.clip(w, 0, None))  # exact factor
     Mop = _LowRankMatrix(Phi)
     M, b = gmmc_matrix(K)
-    assert np.allclose(Mop.to_dense(), M, atol=1e-9)
+    assert np.allclose(Mop.matvec(np.eye(60)), M, atol=1e-9)
     assert np.allclose(Mop.b, b)
     assert Mop.lambda_min() == pytest.approx(np.linalg.eigvalsh(M)[0], abs=1e-9)
 
@@ -405,18 +405,103 @@ def test_auto_falls_back_to_the_stiff_weight_when_one_cluster_wins():
 
 @pytest.mark.parametrize("octave_index, max_iter_needed", [(5, 1200), (7, 2400)])
 def test_lowrank_certifies_narrow_moons_without_stalling(octave_index, max_iter_needed):
-    # The comparison's moons task at two of its narrowest widths (gamma ~ 10.7 and ~ 42.8).
+    # The comparison's moons task at two of its label-free widths (gamma ~ 10.7 and ~ 42.8).
     # With the spectral start's rows left at their eigenvector norms (~1/sqrt(n), down to
     # ~0.01 where the eigenvectors localize) L-BFGS was badly scaled: at gamma ~ 10.7 it
     # stopped after line-search stalls with a certified relative gap of 5e-3 (a
     # ConvergenceWarning), at gamma ~ 42.8 it needed all 5000 iterations. Unit start rows
     # certify both within a few hundred to 1800 iterations.
-    from mmcedu_lab.comparison import NARROW_OCTAVES, gamma_grid, load_task
+    from mmcedu_lab.comparison import load_task
 
     X, _, _ = load_task("moons", 0, 200)
-    gamma = gamma_grid(X, octaves=NARROW_OCTAVES)[octave_index]
+    gamma = GMMC().label_free_rule(X)["param_grid"]["gamma"][octave_index]
     with warnings.catch_warnings():
         warnings.simplefilter("error", ConvergenceWarning)
         est = GMMC(gamma=gamma, random_state=0).fit(X)
     assert est.duality_gap_ <= est.tol * max(est.objective_, 1.0)
-    assert est.solver_stats_["n_iter"] <= max_iter_needed
+    assert est.solver_info_["n_iter"] <= max_iter_needed
+
+
+# ---------------------------------------------------------------------------------------------
+# the label-free rule, the objective contrast and the memory estimate
+# ---------------------------------------------------------------------------------------------
+def _reference_contrast(K, objective, laplacian="normalized", variant="repaired", min_affinity=0.5):
+    """``gmmc_contrast`` as mmcedu.model_selection computed it before it moved into GMMC."""
+    K = np.asarray(K, dtype=float)
+    n = K.shape[0]
+    if n < 3 or np.min(K.sum(axis=1) - np.diag(K)) < min_affinity:
+        return np.nan
+    e = np.ones(n)
+    if laplacian == "unnormalized":
+        M = np.diag(K.sum(axis=1)) - K
+    else:
+        d = K.sum(axis=1)
+        if np.any(d <= 0):
+            return np.nan
+        r = 1.0 / np.sqrt(d)
+        L = np.eye(n) - r[:, None] * K * r[None, :]
+        L = (L + L.T) / 2
+        Le = L @ e
+        if variant == "printed":
+            M = L - np.outer(Le, Le) / float(e @ Le)
+        else:
+            u = np.sqrt(d) / np.linalg.norm(np.sqrt(d))
+            b = -u / float(u @ e)
+            M = L + np.outer(b, Le) + np.outer(Le, b) + float(e @ Le) * np.outer(b, b)
+    Mc = M - M.mean(axis=0)[None, :] - M.mean(axis=1)[:, None] + M.mean()
+    avg = float(np.trace(Mc)) / (n - 1)
+    if not avg > 0:
+        return np.nan
+    return float(1.0 - objective / (n * avg))
+
+
+class _Mine(GMMC):
+    pass
+
+
+def test_label_free_rule_is_the_comparisons_rule():
+    X, _ = datasets.moons(60, random_state=0)
+    rule = _Mine().label_free_rule(X)
+    assert rule == {"param_grid": {"gamma": kernels.gamma_grid(X, octaves=(-2, 0, 2, 4, 5, 6, 7, 8))},
+                    "criterion": ["objective"], "tolerance": 0.0}
+
+
+@pytest.mark.parametrize("laplacian, variant", [("normalized", "repaired"), ("normalized", "printed"),
+                                                ("unnormalized", "repaired")])
+def test_objective_contrast_is_the_former_formula_bit_for_bit(laplacian, variant):
+    from sklearn.metrics.pairwise import rbf_kernel
+
+    values = []
+    data = [datasets.moons(50, random_state=0), datasets.two_circles(40, random_state=1),
+            datasets.two_gaussians(30, random_state=2)]
+    for seed, (X, _) in enumerate(data):
+        for gamma in kernels.gamma_grid(X, octaves=(-2, 2, 6, 8)):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                m = _Mine(gamma=gamma, laplacian=laplacian, variant=variant, max_iter=300,
+                          random_state=seed).fit(X)
+            value = m.objective_contrast(X, random_state=seed)
+            ref = _reference_contrast(rbf_kernel(X, X, gamma=gamma), m.objective_, laplacian, variant)
+            assert value == ref or (np.isnan(value) and np.isnan(ref)), (gamma, value, ref)
+            values.append(value)
+    assert np.isnan(values).any() and np.isfinite(values).sum() >= 6  # the guard acts at narrow widths
+    X, _, K = _circles(40, gamma=3.0)
+    pre = GMMC(kernel="precomputed", random_state=0).fit(K)
+    assert np.isfinite(pre.objective_contrast(K))
+    assert pre.objective_contrast(K) == _reference_contrast(K, pre.objective_)
+    assert pre.objective_contrast(K) == GMMC(gamma=3.0, random_state=0).fit(X).objective_contrast(X)
+
+
+def test_objective_contrast_needs_a_fit():
+    from sklearn.exceptions import NotFittedError
+
+    with pytest.raises(NotFittedError):
+        GMMC().objective_contrast(np.eye(3))
+
+
+def test_memory_bytes_is_what_the_fit_checks():
+    assert GMMC().memory_bytes(1000) == 48 * 1000**2
+    assert GMMC(solver="cvxpy").memory_bytes(10) == 48 * 100 + 8 * 55**2
+    est = GMMC(n_components=300, rank=10)
+    assert est.memory_bytes(1000, 5) == 1000 * est.memory_bytes(1) == 8 * 1000 * (4 * 303 + 20 * 11 + 100)
+    assert est.memory_bytes(10_000) == GMMC(n_components=300).memory_bytes(10_000)  # rank None: 10

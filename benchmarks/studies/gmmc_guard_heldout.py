@@ -1,10 +1,11 @@
-"""GMMC's isolation guard (``min_affinity`` of ``gmmc_contrast``) chosen on held-out tasks.
+"""GMMC's isolation guard (``MIN_AFFINITY`` of ``GMMC.objective_contrast``) chosen on held-out tasks.
 
 Pre-registered in ``benchmarks/results/gmmc_guard_heldout.md`` (candidate guards, tasks, seeds,
 selection rule). Every (task, seed) runs the comparison's GMMC search once (``criterion=
-"objective"``, only the 8 full-data fits); the contrast of every fit is recomputed for every
-guard with the package's ``gmmc_contrast(..., min_affinity=g)`` and LabelFreeSearch's rule
-(``_best_index``) is applied offline per guard.
+"objective"``, with guard 1, only the 8 full-data fits); the contrast of every fit is recomputed
+for every guard g (``GMMC.objective_contrast`` with the guard set to g; the study ran when this
+was ``gmmc_contrast(..., min_affinity=g)`` of ``mmcedu.model_selection``, the same values) and
+LabelFreeSearch's rule (``_best_index``) is applied offline per guard.
 
 Usage: OMP_NUM_THREADS=1 python benchmarks/studies/gmmc_guard_heldout.py [--out FILE.pkl]
 Prints the Markdown table of the results and the guard chosen by the pre-registered rule.
@@ -14,12 +15,15 @@ import argparse
 import pickle
 import time
 import warnings
+from unittest import mock
 
 import numpy as np
 from sklearn.datasets import load_iris, load_wine, make_blobs, make_circles, make_moons
 from sklearn.preprocessing import StandardScaler
 
+import mmcedu.gmmc as G
 import mmcedu.model_selection as MS
+from mmcedu.kernels import rbf_kernel
 from mmcedu.metrics import adjusted_rand_score
 from mmcedu_lab import comparison as C
 from mmcedu_lab.registry import load
@@ -69,15 +73,30 @@ assert not set(TASKS) & set(C.TASKS)
 LOG = []
 
 
-def _recording(est, X, labels, seed):
-    K, _ = MS.estimator_kernel(est, X)
-    obj = float(est.objective_)
-    LOG.append({"gamma": float(est.gamma),
-                **{g: MS.gmmc_contrast(K, obj, min_affinity=g) for g in GUARDS}})
-    return MS.gmmc_contrast(K, obj, min_affinity=1.0)
+def contrasts_by_guard(est, X, guards):
+    """``est.objective_contrast(X)`` with the isolation guard at each of ``guards``.
+
+    The guard is the formula's first test (NaN when some sample's affinities to the others sum
+    to less than it), so the value computed with the guard off serves every guard that passes.
+    """
+    K = rbf_kernel(X, gamma=est.gamma_)
+    with mock.patch.object(G, "MIN_AFFINITY", 0.0):
+        value = G.GMMC.objective_contrast(est, X)
+    isolation = np.min(K.sum(axis=1) - np.diag(K))
+    return {g: np.nan if isolation < g else value for g in guards}
 
 
-MS.OBJECTIVE_CONTRASTS["GMMC"] = _recording
+class RecordingGMMC(G.GMMC):
+    """GMMC whose objective contrast logs every guard's value; the search uses guard 1."""
+
+    def objective_contrast(self, X, *, random_state=None):
+        values = contrasts_by_guard(self, X, GUARDS)
+        LOG.append({"gamma": float(self.gamma), **values})
+        return values[1.0]
+
+
+if hasattr(MS, "OBJECTIVE_CONTRASTS"):  # a LabelFreeSearch that looks the objective up by class name
+    MS.OBJECTIVE_CONTRASTS["RecordingGMMC"] = lambda est, X, labels, seed: est.objective_contrast(X)
 
 
 def run_one(task, seed):
@@ -86,6 +105,7 @@ def run_one(task, seed):
     X = StandardScaler().fit_transform(np.asarray(X, dtype=float)[:, keep])
     y = np.unique(y, return_inverse=True)[1]
     est, grid = C.METHODS["GMMC"][0](X, 2, seed)
+    est = RecordingGMMC(**est.get_params())
     LOG.clear()
     s = C._Search(est, grid, criterion="objective", random_state=seed, refit=False, n_jobs=1)
     t0 = time.perf_counter()
