@@ -1,54 +1,11 @@
 """Support vector clustering with kernel-width exploration and cone cluster labeling.
 
-Support vector clustering (SVC, Ben-Hur et al. 2001) maps the data with the Gaussian kernel
-``K(x, y) = exp(-q ||x - y||^2)`` and finds the smallest sphere (centre ``a``, radius ``R``)
-enclosing the images ``Phi(x_j)`` in feature space, allowing outliers at a price ``C``
-(support vector data description, Tax & Duin 2004). Its Wolfe dual is (Lee & Daniels 2007,
-slide 18, "Wolfe dual form")
-
-    max_beta   sum_j beta_j K_jj - sum_{i,j} beta_i beta_j K_ij
-    subject to 0 <= beta_j <= C,  sum_j beta_j = 1,
-
-and the squared feature-space distance of any point ``x`` to the centre ``a = sum_j beta_j
-Phi(x_j)`` is (slide 19)
-
-    R^2(x) = K(x, x) - 2 sum_j beta_j K(x_j, x) + sum_{i,j} beta_i beta_j K_ij.
-
-Points with ``0 < beta < C`` lie on the sphere (support vectors, SV), points with
-``beta = C`` outside it (bounded support vectors, BSV), all others inside. The sphere, read
-back in data space, is a set of contours; the connected pieces they enclose are the clusters.
-
-Two cluster-labeling rules are implemented:
-
-``"complete_graph"`` (Ben-Hur et al. 2001)
-    Two points inside the sphere are adjacent when ``m`` sample points on the segment
-    joining them all lie inside the sphere; clusters are the connected components.
-    Cost ``n_in (n_in - 1) / 2 * m * N_sv`` kernel evaluations, O(N^2 N_sv m) (slide 41).
-``"cone"`` (cone cluster labeling, Lee & Daniels 2007, slides 34-38)
-    Every image lies on the unit sphere of feature space (``K(x, x) = 1``). The support
-    vector cones with apex at the origin, axis ``Phi(v_i)`` and half-angle ``theta`` with
-    ``cos(theta) = sqrt(1 - R^2)`` cover the intersection of the unit sphere and the
-    minimal sphere; in data space each cone meets the image of the data in the ball of
-    radius ``Z = sqrt(-ln(cos theta) / q)`` around ``v_i``. The slides' algorithm (slide 38)
-    calls ``ConstructConnectivity(V, Z)`` without stating its rule; we join two support
-    vectors when their data-space balls meet, ``||v_i - v_j|| <= 2 Z`` (our reconstruction).
-    This is *not* the intersection of the feature-space cones: two cones of half-angle
-    ``theta`` meet iff the angle between their axes is at most ``2 theta``, i.e.
-    ``K(v_i, v_j) >= cos(2 theta) = 1 - 2 R^2``, which holds for every pair once
-    ``R^2 >= 1/2`` (most of a q-list), so that rule would put everything in one cluster.
-    The ball rule is stricter (``||v_i - v_j|| <= 2 Z`` iff ``K(v_i, v_j) >= (1 - R^2)^2 >
-    1 - 2 R^2``: its edges are a subset of the cone edges) and, the Gaussian map being no
-    isometry, a data-space heuristic. Clusters are the connected components of the
-    support vectors; every other point takes the label of its nearest support vector.
-    Cost ``N_sv^2 + N N_sv`` distance evaluations (slide 41: O(N N_sv)); with a neighbour
-    structure (a KD-tree or ball tree), O((N + N_sv) log N_sv) in low dimension.
-
-Bounded support vectors (outliers) are given the label of their nearest labeled point: the
-nearest support vector (cone labeling) or the nearest point inside the sphere (complete
-graph). :meth:`SupportVectorClustering.predict` uses the same rule for new points.
-
-Every distance is computed on centred data (``X - mean``): the method is translation
-invariant, and ``||x||^2 + ||y||^2 - 2 x.y`` cancels catastrophically far from the origin.
+:class:`SupportVectorClustering` (Ben-Hur et al. 2001; Lee & Daniels 2007), the slides' q-list of
+kernel widths (:func:`gamma_path`) and the method's steps on their own (:func:`svdd_dual`,
+:func:`svdd_radius_squared`, :func:`cone_radius`, :func:`complete_graph_labels`,
+:func:`cone_labels`). Every distance is computed on centred data (``X - mean``): the method is
+translation invariant, and ``||x||^2 + ||y||^2 - 2 x.y`` cancels catastrophically far from the
+origin.
 """
 
 from __future__ import annotations
@@ -79,43 +36,38 @@ from .kernels import median_gamma, rbf_kernel
 
 __all__ = [
     "SupportVectorClustering",
+    "LABEL_FREE_WIDTHS",
     "svdd_dual",
     "svdd_radius_squared",
     "cone_radius",
     "gamma_path",
     "GammaPath",
-    "cluster_counts",
-    "ClusterCounts",
     "complete_graph_labels",
     "cone_labels",
 ]
 
-#: libsvm stopping tolerance of :func:`svdd_dual` (a precomputed kernel): tight, so that
-#: libsvm and cvxpy agree to about 1e-7 in beta.
+#: Number of widths of the q-list in :meth:`SupportVectorClustering.label_free_rule`
+#: (evenly spaced indices of ``gamma_path(X).gamma``, the first and the last included).
+LABEL_FREE_WIDTHS = 8
+#: libsvm stopping tolerance of :func:`svdd_dual` on a precomputed kernel.
 _LIBSVM_TOL = 1e-9
 #: CLARABEL tolerances for solver="cvxpy" (the default back end; ``solver_options`` overrides).
-_CLARABEL_OPTIONS = {
-    "tol_gap_abs": 1e-12,
-    "tol_gap_rel": 1e-12,
-    "tol_feas": 1e-12,
-    "tol_ktratio": 1e-10,
-}
+_CLARABEL_OPTIONS = {"tol_gap_abs": 1e-12, "tol_gap_rel": 1e-12, "tol_feas": 1e-12, "tol_ktratio": 1e-10}
 #: beta below this (relative to 1 = sum beta) counts as zero.
 _ZERO_TOL = 1e-7
 #: beta within this (relative to C) of C counts as bounded.
 _BOUND_RTOL = 1e-6
-#: tol=None: the relative tolerance up to this many samples, and above it.
-_TOL_SWITCH = 10_000
-_TOL_SMALL = 1e-7
-_TOL_LARGE = 0.05
+#: tol=None: the relative tolerance up to _TOL_SWITCH samples, and above.
+_TOL_SWITCH, _TOL_SMALL, _TOL_LARGE = 10_000, 1e-7, 0.05
 #: libsvm tolerance of the probe fit that estimates ||a||^2 (libsvm's default).
 _PROBE_TOL = 1e-3
 #: the largest temporary block (bytes) of the blocked kernel and distance computations.
 _BLOCK_BYTES = 2**25
-#: complete-graph labeling warns above this many kernel evaluations (after the solve) or
-#: segment points (before it: each costs N_sv kernel evaluations).
-_CG_WARN_EVALUATIONS = 1e9
-_CG_WARN_SEGMENT_POINTS = 5e7
+#: libsvm's kernel cache by default, in MB of 2**20 bytes (scikit-learn's ``cache_size``).
+_CACHE_MB = 200
+#: the complete-graph labeling warns above this many kernel evaluations (after the solve)
+#: or segment points (before it: each costs N_sv kernel evaluations).
+_CG_WARN_EVALUATIONS, _CG_WARN_SEGMENT_POINTS = 1e9, 5e7
 
 
 # ============================================================================ helpers
@@ -128,16 +80,14 @@ def _check_C(C, n_samples, *, what="n_samples"):
         )
 
 
-def _check_gamma(q, name="q"):
+def _check_gamma(q):
     if not (isinstance(q, Real) and math.isfinite(q) and q > 0):
-        raise ValueError(
-            f"{name} (the RBF parameter gamma) must be a positive finite number; got {q!r}."
-        )
+        raise ValueError(f"q (the RBF parameter gamma) must be a positive finite number; got {q!r}.")
 
 
-def _rows_per_block(n_cols, per_entry=8, budget=_BLOCK_BYTES):
-    """Rows of an ``(rows, n_cols)`` block of ``per_entry`` bytes per entry within ``budget``."""
-    return max(1, int(budget // max(1, per_entry * n_cols)))
+def _rows_per_block(n_cols, per_entry=8):
+    """Rows of an ``(rows, n_cols)`` block of ``per_entry`` bytes per entry within 32 MiB."""
+    return max(1, int(_BLOCK_BYTES // max(1, per_entry * n_cols)))
 
 
 def _sq_norms(A):
@@ -145,15 +95,11 @@ def _sq_norms(A):
 
 
 def _kernel_weighted_sum(A, B, w, q, *, count=None):
-    """``exp(-q ||a_i - b_j||^2) @ w`` for every row ``a_i`` of ``A``, in row blocks.
-
-    Memory O(block * len(B)) with blocks of at most 32 MiB; no ``len(A) x len(B)`` array.
-    ``count`` (a dict) accumulates ``kernel_evaluations``.
-    """
-    out = np.empty(A.shape[0])
+    """``exp(-q ||a_i - b_j||^2) @ w`` for every row ``a_i`` of ``A``, in blocks of at most
+    32 MiB; ``count`` (a dict) accumulates ``kernel_evaluations``."""
     if B.shape[0] == 0:
-        out[:] = 0.0
-        return out
+        return np.zeros(A.shape[0])
+    out = np.empty(A.shape[0])
     bb = _sq_norms(B)
     step = _rows_per_block(B.shape[0])
     for s in range(0, A.shape[0], step):
@@ -166,30 +112,22 @@ def _kernel_weighted_sum(A, B, w, q, *, count=None):
     return out
 
 
-def _nearest_index(X, Y):
-    """Index of the nearest row of ``Y`` for every row of ``X`` (both centred).
+def _centre_norm(V, b, q, count=None):
+    """``||a||^2 = sum_{i,j} b_i b_j K(v_i, v_j)`` over the support vectors ``V``."""
+    return float(b @ _kernel_weighted_sum(V, V, b, q, count=count))
 
-    One BLAS product per block while ``len(X) x len(Y)`` distances fit in 32 MiB (exact
-    ties go to the smaller index), otherwise a KD-tree / ball tree on ``Y``
-    (:class:`sklearn.neighbors.NearestNeighbors`): O((len(X) + len(Y)) d) memory.
-    """
+
+def _nearest_index(X, Y):
+    """Index of the nearest row of ``Y`` for every row of ``X``: one BLAS product while the
+    distances fit in 32 MiB (ties to the smaller index), otherwise a KD-tree / ball tree."""
     if 8 * X.shape[0] * Y.shape[0] <= _BLOCK_BYTES:
         return euclidean_distances(X, Y, squared=True).argmin(axis=1)
-    nn = NearestNeighbors(n_neighbors=1).fit(Y)
-    return nn.kneighbors(X, return_distance=False)[:, 0]
-
-
-def _components(adjacency):
-    _, labels = connected_components(csr_matrix(adjacency), directed=False)
-    return labels.astype(np.intp)
+    return NearestNeighbors(n_neighbors=1).fit(Y).kneighbors(X, return_distance=False)[:, 0]
 
 
 def _merge_edges(comp, rows, cols):
-    """Components after adding edges ``rows[k] -- cols[k]`` to the forest ``comp``.
-
-    ``comp[v]`` is the smallest vertex of ``v``'s component so far (a star forest); the
-    result is again such a forest. Memory O(len(comp) + len(rows)).
-    """
+    """Add the edges ``rows[k] -- cols[k]`` to the star forest ``comp`` (``comp[v]``: the
+    smallest vertex of ``v``'s component); memory O(len(comp) + len(rows))."""
     m = comp.size
     r = np.r_[rows, np.arange(m)]
     c = np.r_[cols, comp]
@@ -206,19 +144,16 @@ def _forest_labels(comp):
 
 
 def _sv_masks(beta, C):
-    """Support vectors and bounded ones. With ``C >= 1`` nothing is bounded: ``beta_i = 1``
-    leaves every other beta at zero and ``R^2(x_i) = 0``, so ``x_i`` is on the (point) sphere."""
+    """Support vectors, bounded ones and unbounded ones. With ``C >= 1`` nothing is bounded:
+    ``beta_i = 1`` leaves every other beta at zero and ``x_i`` is the (point) sphere."""
     sv = beta > _ZERO_TOL
-    if C >= 1.0:
-        return sv, np.zeros_like(sv)
-    bounded = sv & (beta >= C * (1.0 - _BOUND_RTOL))
-    return sv, bounded
+    bounded = np.zeros_like(sv) if C >= 1.0 else sv & (beta >= C * (1.0 - _BOUND_RTOL))
+    return sv, bounded, sv & ~bounded
 
 
 def _radius_from_points(R2_points, beta, C):
     """``R^2`` from the points' ``R^2(x_i)`` (see :func:`svdd_radius_squared`)."""
-    sv, bounded = _sv_masks(beta, C)
-    free = sv & ~bounded
+    sv, bounded, free = _sv_masks(beta, C)
     if free.any():
         R2 = float(R2_points[free].mean())
     else:
@@ -228,46 +163,40 @@ def _radius_from_points(R2_points, beta, C):
     return max(R2, 0.0)
 
 
+def _inside(R2_points, R2, free):
+    """The points inside the sphere, ``R^2(x) <= thr``, and ``thr`` (:func:`complete_graph_labels`)."""
+    scatter = float(np.max(np.abs(R2_points[free] - R2))) if free.any() else 0.0
+    thr = R2 + max(scatter, 1e-10 * max(1.0, R2))
+    inside = (R2_points <= thr) | free
+    if not inside.any():
+        inside = R2_points <= R2_points.min()
+    return inside, thr
+
+
 # ============================================================================ the dual
+def _cvxpy_bytes(n):
+    """The cvxpy SVDD solve: the ``n x n`` kernel and about three copies inside cvxpy."""
+    return 4 * array_bytes((n, n))
+
+
 def svdd_dual(K, C=1.0, *, solver="libsvm", cvxpy_solver=None, solver_options=None):
-    """Solve the SVDD / SVC Wolfe dual for a kernel matrix.
+    """Solve the SVDD Wolfe dual ``max_beta sum_j beta_j K_jj - beta^T K beta`` subject to
+    ``0 <= beta <= C``, ``sum beta = 1`` for a kernel matrix ``K`` (slide 18 of Lee & Daniels
+    2007), with ``C >= 1/n`` (``C >= 1`` is the problem at ``C = 1``).
 
-    ``max_beta sum_j beta_j K_jj - beta^T K beta`` subject to ``0 <= beta <= C`` and
-    ``sum beta = 1`` (Lee & Daniels 2007, slide 18; Ben-Hur et al. 2001, Sec. 2).
-
-    Memory: the ``n x n`` matrix ``K`` itself (8 n^2 bytes), plus, for ``solver="cvxpy"``,
-    about three more copies inside cvxpy and its back end (checked against the memory budget
-    before solving). :class:`SupportVectorClustering` with ``solver="libsvm"`` never forms
-    ``K``.
-
-    Parameters
-    ----------
-    K : ndarray of shape (n, n)
-        Kernel matrix. For ``solver="libsvm"`` its diagonal must be constant (true for the
-        Gaussian kernel, ``K_jj = 1``): then the linear term is constant on the simplex and the
-        problem equals the one-class SVM of Schoelkopf et al. (2001).
-    C : float
-        Upper bound on each beta; must satisfy ``C >= 1/n``. ``C >= 1`` is the same problem as
-        ``C = 1`` (``beta <= 1`` anyway).
-    solver : {"libsvm", "cvxpy"}, default="libsvm"
-        Algorithm. ``"libsvm"``: scikit-learn's :class:`~sklearn.svm.OneClassSVM` on the
-        precomputed kernel with ``nu = 1/(n min(C, 1))``; its dual variables ``alpha`` in
-        ``[0, 1]`` with ``sum alpha = nu n`` give ``beta = alpha / (nu n)``. ``"cvxpy"``: the
-        dual solved directly as a quadratic program.
-    cvxpy_solver : str or None, default=None
-        cvxpy back end for ``solver="cvxpy"``; ``None`` means CLARABEL (with tolerances
-        tightened to 1e-12).
-    solver_options : dict or None, default=None
-        Passed to the back end: keyword arguments of ``cvxpy.Problem.solve`` (replacing the
-        tightened CLARABEL tolerances) or of :class:`~sklearn.svm.OneClassSVM` (for example
-        ``{"tol": 1e-6}``; the default is ``tol=1e-9``, ``shrinking=False``).
+    ``solver="libsvm"`` needs a constant diagonal (the Gaussian kernel's ``K_jj = 1``), where the
+    problem is the one-class SVM of Schoelkopf et al. (2001): :class:`~sklearn.svm.OneClassSVM` on the
+    precomputed kernel with ``nu = 1/(n min(C, 1))``, whose ``alpha`` (summing to ``nu n``) give
+    ``beta = alpha / (nu n)``; ``solver_options`` are its keyword arguments (default ``tol=1e-9``,
+    ``shrinking=False``). ``solver="cvxpy"`` solves the quadratic program with ``cvxpy_solver``
+    (``None`` means CLARABEL, tolerances 1e-12, replaced by ``solver_options``); the ``n x n`` kernel
+    and about three copies inside cvxpy are checked against the memory budget.
 
     Returns
     -------
     beta : ndarray of shape (n,)
     info : dict
-        ``solver``, ``n_iter`` (iterations of the back end), ``solve_time`` (seconds, wall
-        clock) and solver-specific entries.
+        ``solver``, ``n_iter``, ``solve_time`` (wall-clock seconds); ``nu`` or ``status``.
     """
     K = np.asarray(K, dtype=float)
     if K.ndim != 2 or K.shape[0] != K.shape[1]:
@@ -276,110 +205,81 @@ def svdd_dual(K, C=1.0, *, solver="libsvm", cvxpy_solver=None, solver_options=No
     if n < 2:
         raise ValueError(f"SVDD needs at least 2 samples; got n_samples={n}.")
     if not np.all(np.isfinite(K)):
-        raise ValueError(
-            "K contains NaN or infinity; compute the kernel from finite data (a Gaussian "
-            "kernel of finite data is finite unless its squared distances overflow: "
-            "standardize the data)."
-        )
+        raise ValueError("K contains NaN or infinity; compute the kernel from finite data (a Gaussian kernel "
+                         "of finite data is finite unless its squared distances overflow: standardize it).")
     _check_C(C, n)
     t0 = time.perf_counter()
     if solver == "libsvm":
         diag = np.diag(K)
         if np.ptp(diag) > 1e-10 * max(1.0, float(np.abs(diag).max())):
-            raise ValueError(
-                "solver='libsvm' needs a kernel with constant diagonal (such as the Gaussian "
-                "kernel); use solver='cvxpy' for other kernels."
-            )
-        nu = min(1.0, 1.0 / (n * min(C, 1.0)))
-        if nu >= 1.0 - 1e-12:
-            # C = 1/n: beta = 1/n is the only feasible point (libsvm's offset is then
-            # undefined and scikit-learn refuses the fit).
-            beta = np.full(n, 1.0 / n)
-            return beta, {
-                "solver": "libsvm", "nu": nu, "n_iter": 0, "solve_time": time.perf_counter() - t0,
-            }
-        options = {"tol": _LIBSVM_TOL, "shrinking": False, **(solver_options or {})}
-        ocsvm = OneClassSVM(kernel="precomputed", nu=nu, **options)
-        ocsvm.fit(K)
-        alpha = np.zeros(n)
-        alpha[ocsvm.support_] = ocsvm.dual_coef_.ravel()
-        beta = alpha / alpha.sum()  # alpha.sum() = nu n
-        info = {"solver": "libsvm", "nu": nu, "n_iter": int(np.sum(ocsvm.n_iter_))}
+            raise ValueError("solver='libsvm' needs a kernel with constant diagonal (such as the Gaussian "
+                             "kernel); use solver='cvxpy' for other kernels.")
+        options = {"tol": _LIBSVM_TOL, **(solver_options or {})}
+        beta, info = _svdd_libsvm(K, C, kernel="precomputed", solver_options=options, shrinking=False)
     elif solver == "cvxpy":
-        import cvxpy as cp
-
-        check_memory(
-            4 * array_bytes((n, n)),
-            what=f"The cvxpy SVDD solve for n = {n:,} (the n x n kernel and about three "
-            "copies inside cvxpy and its back end)",
-            alternative="Use solver='libsvm' (kernel columns on demand, no n x n array).",
-        )
-        b = cp.Variable(n)
-        # K_jj = 1 for the Gaussian kernel, but keep the linear term for general kernels.
-        objective = cp.Maximize(np.diag(K) @ b - cp.quad_form(b, cp.psd_wrap((K + K.T) / 2)))
-        cons = [b >= 0, b <= C, cp.sum(b) == 1]
-        name = "CLARABEL" if cvxpy_solver is None else cvxpy_solver
-        # Default CLARABEL tolerances (1e-8 on the gap) leave beta errors of ~1e-5 near
-        # zero; tightened, beta agrees with libsvm to ~1e-7 and so do the support sets.
-        if solver_options is None:
-            solver_options = _CLARABEL_OPTIONS if name == "CLARABEL" else {}
-        stats = solve_cvxpy(
-            cp.Problem(objective, cons), name, what="SVDD dual", solver_options=solver_options
-        )
-        beta = np.clip(np.asarray(b.value, dtype=float).ravel(), 0.0, C)
-        beta /= beta.sum()
-        info = {"solver": f"cvxpy/{stats['solver']}", "status": stats["status"],
-                "n_iter": stats["n_iter"]}
+        beta, info = _svdd_cvxpy(K, C, cvxpy_solver, solver_options)
     else:
         raise ValueError(f"solver must be 'libsvm' or 'cvxpy', got {solver!r}.")
     info["solve_time"] = time.perf_counter() - t0
     return beta, info
 
 
-def _default_tol(n):
-    return _TOL_SMALL if n <= _TOL_SWITCH else _TOL_LARGE
+def _svdd_cvxpy(K, C, cvxpy_solver, solver_options):
+    import cvxpy as cp
+
+    n = K.shape[0]
+    check_memory(_cvxpy_bytes(n), what=f"The cvxpy SVDD solve for n = {n:,} (the n x n kernel and about "
+                 "three copies inside cvxpy and its back end)",
+                 alternative="Use solver='libsvm' (kernel columns on demand, no n x n array).")
+    b = cp.Variable(n)
+    # K_jj = 1 for the Gaussian kernel, but keep the linear term for general kernels.
+    objective = cp.Maximize(np.diag(K) @ b - cp.quad_form(b, cp.psd_wrap((K + K.T) / 2)))
+    name = "CLARABEL" if cvxpy_solver is None else cvxpy_solver
+    if solver_options is None:
+        solver_options = _CLARABEL_OPTIONS if name == "CLARABEL" else {}
+    problem = cp.Problem(objective, [b >= 0, b <= C, cp.sum(b) == 1])
+    stats = solve_cvxpy(problem, name, what="SVDD dual", solver_options=solver_options)
+    beta = np.clip(np.asarray(b.value, dtype=float).ravel(), 0.0, C)
+    beta /= beta.sum()
+    return beta, {"solver": f"cvxpy/{stats['solver']}", "status": stats["status"], "n_iter": stats["n_iter"]}
 
 
-def _svdd_libsvm_data(Xc, q, C, *, tol=None, solver_options=None):
-    """The SVDD dual by libsvm's one-class SVM on the (centred) data, no n x n array.
+def _svdd_libsvm(X, C, *, kernel="rbf", gamma="scale", tol=None, solver_options=None, shrinking=True):
+    """The SVDD dual by libsvm's one-class SVM, on the (centred) data with the RBF kernel of
+    parameter ``gamma`` (no n x n array) or on a precomputed kernel ``X``.
 
-    libsvm computes kernel columns on demand and caches ``cache_size`` MB of them (200 by
-    default; ``solver_options={"cache_size": ...}``). Its stopping rule is absolute on the
-    gradients ``(K alpha)_i = nu n (K beta)_i``; the points' ``R^2(x_i) = 1 - 2 (K beta)_i +
-    ||a||^2`` are then known to ``2 tol_libsvm / (nu n)``. We ask for
-    ``tol_libsvm = tol * nu n ||a||^2`` (``||a||^2 = 1 - R^2`` without bounded support
-    vectors), so that ``R^2(x)`` is exact to about ``2 tol (1 - R^2)``: a probe fit at
-    libsvm's default tolerance (1e-3) estimates ``||a||^2`` and, if its tolerance was looser
-    than that, the fit is repeated once. ``solver_options["tol"]`` (libsvm's own tolerance)
-    skips the rule.
+    libsvm stops on an absolute tolerance on the gradients ``(K alpha)_i = nu n (K beta)_i``, which
+    fixes the points' ``R^2(x_i) = 1 - 2 (K beta)_i + ||a||^2`` to ``2 tol_libsvm / (nu n)``. Asking
+    ``tol_libsvm = tol nu n ||a||^2`` makes ``R^2(x)`` exact to about ``2 tol (1 - R^2)``: a probe fit
+    at libsvm's default tolerance estimates ``||a||^2`` and, if its tolerance was looser, the fit is
+    repeated once. ``solver_options["tol"]`` skips the rule.
     """
-    n = Xc.shape[0]
+    n = X.shape[0]
     t0 = time.perf_counter()
-    nu = min(1.0, 1.0 / (n * min(C, 1.0)))  # C >= 1 is the problem with C = 1; keeps nu n >= 1
+    nu = min(1.0, 1.0 / (n * min(C, 1.0)))  # C >= 1 is the problem at C = 1
     info = {"solver": "libsvm", "nu": nu, "n_iter": 0, "n_fits": 0, "libsvm_tol": None}
-    if nu >= 1.0 - 1e-12:
-        info["solve_time"] = time.perf_counter() - t0
-        return np.full(n, 1.0 / n), info
     options = dict(solver_options or {})
     fixed_tol = options.pop("tol", None)
-    options.setdefault("shrinking", True)
-    rel = _default_tol(n) if tol is None else float(tol)
+    options.setdefault("shrinking", shrinking)
+    rel = (_TOL_SMALL if n <= _TOL_SWITCH else _TOL_LARGE) if tol is None else float(tol)
 
     def run(libsvm_tol):
-        oc = OneClassSVM(kernel="rbf", gamma=q, nu=nu, tol=libsvm_tol, **options).fit(Xc)
-        alpha = np.zeros(n)
-        alpha[oc.support_] = oc.dual_coef_.ravel()
+        oc = OneClassSVM(kernel=kernel, gamma=gamma, nu=nu, tol=libsvm_tol, **options).fit(X)
         info["n_iter"] += int(np.sum(oc.n_iter_))
         info["n_fits"] += 1
         info["libsvm_tol"] = libsvm_tol
-        return alpha / alpha.sum()  # alpha.sum() = nu n
+        alpha = np.zeros(n)
+        alpha[oc.support_] = oc.dual_coef_.ravel()
+        return alpha / alpha.sum()  # beta = alpha / (nu n)
 
-    if fixed_tol is not None:
+    if nu >= 1.0 - 1e-12:  # C = 1/n: beta = 1/n is the only feasible point (libsvm refuses it)
+        beta = np.full(n, 1.0 / n)
+    elif fixed_tol is not None:
         beta = run(float(fixed_tol))
     else:
         beta = run(_PROBE_TOL)
-        sv = np.flatnonzero(beta > 0)
-        quad = float(beta[sv] @ _kernel_weighted_sum(Xc[sv], Xc[sv], beta[sv], q))
+        sv = np.flatnonzero(beta > 0)  # ||a||^2 from two copies of X[sv] (A @ A.T rounds otherwise)
+        quad = float(beta[sv] @ _kernel_weighted_sum(X[sv], X[sv], beta[sv], gamma))
         target = rel * nu * n * max(quad, 1.0 / n)
         if target < _PROBE_TOL:
             beta = run(target)
@@ -388,37 +288,28 @@ def _svdd_libsvm_data(Xc, q, C, *, tol=None, solver_options=None):
 
 
 def svdd_radius_squared(K, beta, C):
-    """Squared radius of the minimal sphere and every point's squared distance to its centre.
+    """``(R^2, R^2(x_i))``: the squared radius of the minimal sphere and the points' ``R^2(x_i)
+    = K_ii - 2 (K beta)_i + beta^T K beta`` (slide 19).
 
-    ``R^2(x_i) = K_ii - 2 (K beta)_i + beta^T K beta`` (slide 19). ``R^2`` is the mean of
-    ``R^2(x_i)`` over the unbounded support vectors (``0 < beta_i < C``), which all lie on the
-    sphere. Without unbounded support vectors (only possible when every beta is at its bound,
-    e.g. ``C = 1/n``) the KKT conditions only bracket ``R^2`` between the largest ``R^2(x_i)``
-    with ``beta_i = 0`` and the smallest with ``beta_i = C``; the midpoint is returned.
-
-    Returns
-    -------
-    R2 : float
-    R2_points : ndarray of shape (n,)
+    ``R^2`` is the mean ``R^2(x_i)`` of the unbounded support vectors (``0 < beta_i < C``), all on the
+    sphere. Without them (every beta at a bound, e.g. ``C = 1/n``) the KKT conditions only bracket
+    ``R^2`` between the largest ``R^2(x_i)`` with ``beta_i = 0`` and the smallest with ``beta_i = C``:
+    the midpoint is returned.
     """
     K = np.asarray(K, dtype=float)
     beta = np.asarray(beta, dtype=float)
     if K.ndim != 2 or K.shape[0] != K.shape[1] or beta.shape != (K.shape[0],):
-        raise ValueError(
-            f"K must be (n, n) and beta (n,); got shapes {K.shape} and {beta.shape}."
-        )
+        raise ValueError(f"K must be (n, n) and beta (n,); got shapes {K.shape} and {beta.shape}.")
     Kb = K @ beta
-    quad = float(beta @ Kb)
-    R2_points = np.diag(K) - 2.0 * Kb + quad
+    R2_points = np.diag(K) - 2.0 * Kb + float(beta @ Kb)
     return _radius_from_points(R2_points, beta, C), R2_points
 
 
 def cone_radius(radius_squared, q):
-    """Data-space radius of a support vector cone (Lee & Daniels 2007, slides 36-37).
+    """Data-space radius ``Z`` of a support vector cone (Lee & Daniels 2007, slides 36-37).
 
-    ``cos(theta) = sqrt(1 - R^2)`` (Pythagoras in feature space, exact without bounded
-    support vectors) and ``exp(-q Z^2) = cos(theta)``, so
-    ``Z = sqrt(-ln(cos theta) / q) = sqrt(-ln(1 - R^2) / (2 q))``.
+    ``cos(theta) = sqrt(1 - R^2)`` (Pythagoras in feature space, exact without bounded support vectors)
+    and ``exp(-q Z^2) = cos(theta)``, so ``Z = sqrt(-ln(1 - R^2) / (2 q))``.
     """
     if not (isinstance(radius_squared, Real) and 0.0 <= radius_squared < 1.0):
         raise ValueError(f"R^2 must lie in [0, 1) for the Gaussian kernel; got {radius_squared}.")
@@ -428,17 +319,11 @@ def cone_radius(radius_squared, q):
 
 # ============================================================================ labelings
 def _segment_max_R2(Xin, P, A, sq, beta_sv, quad, q, m, rows, cols, count):
-    """Largest ``R^2(y)`` over the ``m`` interior points ``y`` of each segment.
-
-    ``Xin`` (centred points), ``P = Xin V^T`` and ``A = ||x_i - v||^2`` for the support
-    vectors ``v``, ``sq = ||x_i||^2``; ``rows, cols`` index pairs of rows of ``Xin``. With
-    ``y = x_i + t (x_j - x_i)``,
-
-        ||y - v||^2 = ||x_i - v||^2 + 2 t (x_i - v).(x_j - x_i) + t^2 ||x_j - x_i||^2,
-
-    so a segment costs ``m N_sv`` kernel evaluations whatever the dimension; memory is
-    O(pairs of one block x N_sv) with blocks of at most 32 MiB.
-    """
+    """Largest ``R^2(y)`` over the ``m`` interior points ``y = x_i + t (x_j - x_i)`` of the
+    segments ``i = rows[k], j = cols[k]`` (rows of ``Xin``; ``P = Xin V^T``, ``A = ||x_i -
+    v||^2`` for the support vectors ``v``, ``sq = ||x_i||^2``), in blocks of at most 32 MiB:
+    ``||y - v||^2 = ||x_i - v||^2 + 2 t (x_i - v).(x_j - x_i) + t^2 ||x_j - x_i||^2`` costs
+    ``m N_sv`` kernel evaluations a segment whatever the dimension."""
     t = np.arange(1, m + 1) / (m + 1.0)
     n_sv = P.shape[1]
     out = np.empty(rows.size)
@@ -468,108 +353,58 @@ def _complete_graph(Xc, inside, Vc, beta_sv, q, quad, thr, m, count):
     """Components of the complete graph on the rows ``inside`` of ``Xc``; pairs in blocks."""
     idx = np.flatnonzero(inside)
     n_in = idx.size
-    check_memory(
-        array_bytes((n_in, Vc.shape[0]), (n_in, Vc.shape[0])) + _BLOCK_BYTES,
-        what=f"The complete-graph labeling of {n_in:,} points inside the sphere with "
-        f"{Vc.shape[0]:,} support vectors",
-        alternative="Use labeling='cone', or fit on a subsample (max_samples=...).",
-    )
+    check_memory(array_bytes((n_in, Vc.shape[0]), (n_in, Vc.shape[0])) + _BLOCK_BYTES,
+                 what=f"The complete-graph labeling of {n_in:,} points inside the sphere with "
+                 f"{Vc.shape[0]:,} support vectors",
+                 alternative="Use labeling='cone', or fit on a subsample (max_samples=...).")
     Xin = Xc[idx]
     P = Xin @ Vc.T                                           # x_i . v
     sq = _sq_norms(Xin)
     A = np.maximum(sq[:, None] + _sq_norms(Vc)[None, :] - 2.0 * P, 0.0)   # ||x_i - v||^2
     comp = np.arange(n_in)
-    pend_r, pend_c, n_pend = [], [], 0
-    # rows r0 .. r1 with every j > i: at most _BLOCK_BYTES / 16 pairs at a time
-    rows_per = max(1, (_BLOCK_BYTES // 16) // max(1, n_in))
-    n_pairs = n_adjacent = 0
-    for r0 in range(0, n_in, rows_per):
-        r1 = min(n_in, r0 + rows_per)
-        ii, jj = np.nonzero(np.arange(n_in)[None, :] > np.arange(r0, r1)[:, None])
+    count["pairs"] = count["adjacent_pairs"] = 0
+    rows_per = max(1, (_BLOCK_BYTES // 16) // max(1, n_in))  # rows of pairs (i, j > i) at once
+    for r0 in range(0, n_in - 1, rows_per):
+        ii, jj = np.nonzero(np.arange(n_in)[None, :] > np.arange(r0, min(n_in, r0 + rows_per))[:, None])
         ii += r0
-        if ii.size == 0:
-            continue
         ok = _segment_max_R2(Xin, P, A, sq, beta_sv, quad, q, m, ii, jj, count) <= thr
-        n_pairs += ii.size
-        n_adjacent += int(ok.sum())
-        pend_r.append(ii[ok])
-        pend_c.append(jj[ok])
-        n_pend += int(ok.sum())
-        if n_pend > 4 * n_in + 100_000:
-            comp = _merge_edges(comp, np.concatenate(pend_r), np.concatenate(pend_c))
-            pend_r, pend_c, n_pend = [], [], 0
-    if pend_r:
-        comp = _merge_edges(comp, np.concatenate(pend_r), np.concatenate(pend_c))
-    count["pairs"] = n_pairs
-    count["adjacent_pairs"] = n_adjacent
+        count["pairs"] += ii.size
+        count["adjacent_pairs"] += int(ok.sum())
+        comp = _merge_edges(comp, ii[ok], jj[ok])
     return idx, _forest_labels(comp)
 
 
-def complete_graph_labels(
-    X, beta, q, radius_squared, R2_points, *, n_segment_points=10, tol=None, C=None,
-    return_counts=False,
-):
-    """Complete-graph cluster labeling (Ben-Hur et al. 2001; slide 22, "CG").
+def complete_graph_labels(X, beta, q, radius_squared, R2_points, *, n_segment_points=10, C=None,
+                          return_counts=False):
+    """Complete-graph cluster labeling (Ben-Hur et al. 2001; slide 22): ``(labels, inside)``,
+    and the counts ``pairs``, ``adjacent_pairs``, ``segment_points``, ``kernel_evaluations``
+    (``pairs * n_segment_points * N_sv``) and ``distance_evaluations`` with ``return_counts=True``.
 
-    Every pair of points inside the sphere is tested: adjacent when all
-    ``n_segment_points`` interior points of the segment joining them are inside the sphere.
-    Points outside the sphere (bounded support vectors) take the label of the nearest point
-    inside it.
-
-    "Inside" is ``R^2(x) <= R^2 + tol``. The sphere is only known as accurately as the dual
-    was solved: the unbounded support vectors, all *on* the sphere, have ``R^2(x_i)``
-    scattered around ``R^2`` by the solver's accuracy (about 1e-8 for libsvm's default
-    tolerance here). ``tol=None`` uses that scatter, ``max_i |R^2(x_i) - R^2|`` over the
-    unbounded support vectors (at least ``1e-10 max(1, R^2)``), and with ``C`` given every
-    unbounded support vector counts as inside.
-
-    Cost: ``n_in (n_in - 1) / 2`` pairs, ``m = n_segment_points`` segment points each,
-    ``N_sv`` kernel evaluations per segment point, independent of the number of features;
-    memory ``16 n_in N_sv`` bytes plus blocks of at most 32 MiB (checked against the memory
-    budget). Distances are computed on centred data (translation invariant).
-
-    Returns
-    -------
-    labels : ndarray of shape (n,)
-    inside : ndarray of bool, shape (n,)
-        The points that define the clusters.
-    counts : dict (only with ``return_counts=True``)
-        ``pairs`` (tested), ``adjacent_pairs``, ``segment_points``, ``kernel_evaluations``
-        (``pairs * m * N_sv``) and ``distance_evaluations`` (labeling the outside points).
+    Two points inside the sphere are adjacent when the ``n_segment_points`` interior points of the
+    segment joining them all are; points outside take the label of the nearest point inside. "Inside"
+    allows the scatter ``max |R^2(x_i) - R^2|`` of the unbounded support vectors (all on the sphere, up
+    to the solver's accuracy): ``R^2(x) <= R^2 + max(scatter, 1e-10 max(1, R^2))``, and with ``C`` given
+    every unbounded support vector is inside. Cost: ``n_in (n_in - 1) / 2`` pairs of
+    ``n_segment_points N_sv`` kernel evaluations, whatever the dimension; memory ``16 n_in N_sv`` bytes
+    and blocks of at most 32 MiB, checked against the memory budget.
     """
     X = np.asarray(X, dtype=float)
     beta = np.asarray(beta, dtype=float)
     R2_points = np.asarray(R2_points, dtype=float)
-    n = X.shape[0]
     _check_gamma(q)
     Xc = X - X.mean(axis=0)
     sv = beta > _ZERO_TOL
-    free = np.zeros(n, dtype=bool)
-    if C is not None:
-        sv_, bounded = _sv_masks(beta, C)
-        free = sv_ & ~bounded
-    count = {}
-    Vc, bs = Xc[sv], beta[sv]
-    quad = float(bs @ _kernel_weighted_sum(Vc, Vc, bs, q))
-    if tol is None:
-        scatter = float(np.max(np.abs(R2_points[free] - radius_squared))) if free.any() else 0.0
-        tol_abs = max(scatter, 1e-10 * max(1.0, radius_squared))
-    else:
-        tol_abs = float(tol) * max(1.0, radius_squared)
-    thr = radius_squared + tol_abs
-    inside = (R2_points <= thr) | free
-    if not inside.any():
-        inside = R2_points <= R2_points.min()
-    idx, lab = _complete_graph(Xc, inside, Vc, bs, q, quad, thr, n_segment_points, count)
-    labels = np.empty(n, dtype=np.intp)
+    free = np.zeros_like(sv) if C is None else _sv_masks(beta, C)[2]
+    Vc, bs, count = Xc[sv], beta[sv], {}
+    inside, thr = _inside(R2_points, radius_squared, free)
+    idx, lab = _complete_graph(Xc, inside, Vc, bs, q, _centre_norm(Vc, bs, q), thr, n_segment_points, count)
+    labels = np.empty(X.shape[0], dtype=np.intp)
     labels[idx] = lab
     out = ~inside
     count["distance_evaluations"] = int(out.sum()) * idx.size
     if out.any():
         labels[out] = lab[_nearest_index(Xc[out], Xc[idx])]
-    if return_counts:
-        return labels, inside, count
-    return labels, inside
+    return (labels, inside, count) if return_counts else (labels, inside)
 
 
 def _cone_components(Vc, radius, count):
@@ -578,16 +413,15 @@ def _cone_components(Vc, radius, count):
     m = Vc.shape[0]
     if 8 * m * m <= _BLOCK_BYTES:
         A = euclidean_distances(Vc, squared=True) <= radius**2
-        count["distance_evaluations"] = count.get("distance_evaluations", 0) + m * m
+        count["distance_evaluations"] = m * m
         count["adjacent_pairs"] = int((A.sum() - m) // 2)
-        return _components(A)
+        return connected_components(csr_matrix(A), directed=False)[1].astype(np.intp)
     nn = NearestNeighbors(radius=radius).fit(Vc)
     comp = np.arange(m)
     n_edges = 0
     block = max(1, min(m, _BLOCK_BYTES // (16 * m)))  # <= 32 MiB of edges per block
     for s in range(0, m, block):
-        G = nn.radius_neighbors_graph(Vc[s : s + block], radius=radius, mode="connectivity")
-        G = G.tocoo()
+        G = nn.radius_neighbors_graph(Vc[s : s + block], radius=radius, mode="connectivity").tocoo()
         n_edges += G.nnz
         comp = _merge_edges(comp, G.row + s, G.col)
     count["distance_evaluations"] = None  # a tree prunes: not a fixed count
@@ -596,27 +430,14 @@ def _cone_components(Vc, radius, count):
 
 
 def cone_labels(X, support_vectors, q, radius_squared, *, return_counts=False):
-    """Cone cluster labeling (Lee & Daniels 2007, slide 38).
+    """Cone cluster labeling (Lee & Daniels 2007, slide 38; see :class:`SupportVectorClustering`).
 
-    ``support_vectors`` (boolean mask or indices) are the points on the sphere. Two of them
-    are adjacent when their data-space balls of radius ``Z`` (:func:`cone_radius`) meet,
-    ``||v_i - v_j|| <= 2 Z``: our reconstruction of the slides' ``ConstructConnectivity(V, Z)``,
-    a data-space rule, stricter than the intersection of the feature-space cones (see the
-    module docstring). Clusters are the connected components and every other point takes
-    the label of its nearest support vector.
-
-    Cost and memory: while ``N_sv x N_sv`` and ``N x N_sv`` distances fit in 32 MiB each,
-    they are computed densely (``N_sv^2 + N N_sv`` distance evaluations, counted); beyond,
-    radius queries and nearest-neighbour queries on a KD-tree / ball tree
-    (:class:`sklearn.neighbors.NearestNeighbors`): O((N + N_sv) log N_sv) time in low
-    dimension, O((N + N_sv) d) memory plus the adjacent pairs of one block of queries.
-
-    Returns
-    -------
-    labels : ndarray of shape (n,)
-    counts : dict (only with ``return_counts=True``)
-        ``distance_evaluations`` (``None`` on the tree path), ``adjacent_pairs``,
-        ``kernel_evaluations`` (0: the labeling evaluates no kernel).
+    ``support_vectors`` (boolean mask or indices) are the points on the sphere; two are adjacent when
+    ``||v_i - v_j|| <= 2 Z`` (``Z``: :func:`cone_radius`), clusters are the connected components and
+    every other point takes its nearest support vector's label. Dense distances while they fit in 32
+    MiB, otherwise radius and nearest-neighbour queries on a KD-tree / ball tree. Returns ``labels``
+    and, with ``return_counts=True``, the counts ``distance_evaluations`` (``N_sv^2 + N N_sv``; ``None``
+    on the tree path), ``adjacent_pairs`` and ``kernel_evaluations`` (0).
     """
     X = np.asarray(X, dtype=float)
     sv = np.asarray(support_vectors)
@@ -625,89 +446,67 @@ def cone_labels(X, support_vectors, q, radius_squared, *, return_counts=False):
         raise ValueError("cone_labels needs at least one support vector.")
     Z = cone_radius(radius_squared, q)
     Xc = X - X.mean(axis=0)
-    Vc = Xc[idx]
     count = {"kernel_evaluations": 0}
-    sv_labels = _cone_components(Vc, 2.0 * Z, count)
-    near = _nearest_index(Xc, Vc)
-    if count["distance_evaluations"] is not None:
-        dense = 8 * X.shape[0] * idx.size <= _BLOCK_BYTES
-        count["distance_evaluations"] = (count["distance_evaluations"] + X.shape[0] * idx.size
-                                         if dense else None)
-    labels = sv_labels[near]
+    sv_labels = _cone_components(Xc[idx], 2.0 * Z, count)
+    labels = sv_labels[_nearest_index(Xc, Xc[idx])]
     labels[idx] = sv_labels
-    if return_counts:
-        return labels, count
-    return labels
+    if count["distance_evaluations"] is not None:
+        n_distances = count["distance_evaluations"] + X.shape[0] * idx.size
+        count["distance_evaluations"] = n_distances if 8 * X.shape[0] * idx.size <= _BLOCK_BYTES else None
+    return (labels, count) if return_counts else labels
 
 
 # ============================================================================ estimator
 class SupportVectorClustering(ClusterMixin, BaseEstimator):
     """Support vector clustering with complete-graph or cone cluster labeling.
 
-    Solves the SVDD Wolfe dual [1]_ [3]_ (Lee & Daniels 2007, slide 18 [2]_)
+    Solves the SVDD Wolfe dual [1]_ [3]_ (slide 18 of [2]_) for the Gaussian kernel
+    ``K(x, y) = exp(-q ||x - y||^2)``,
 
-    ``max_beta sum_j beta_j K(x_j, x_j) - sum_{i,j} beta_i beta_j K(x_i, x_j)``,
-    ``0 <= beta_j <= C``, ``sum_j beta_j = 1``,
+        max_beta   sum_j beta_j K_jj - sum_{i,j} beta_i beta_j K_ij
+        subject to 0 <= beta_j <= C,  sum_j beta_j = 1,
 
-    with the Gaussian kernel ``K(x, y) = exp(-q ||x - y||^2)``, then labels clusters by the
-    complete graph (slide 22) or by cone cluster labeling (slides 34-38).
-
-    Symbols: ``q`` is the kernel width (the estimator's ``gamma``), ``C`` the soft-margin
-    constant, ``beta`` the Lagrange multipliers (``dual_coef_``), ``a = sum_j beta_j Phi(x_j)``
-    the centre and ``R`` the radius of the minimal sphere, ``R^2(x) = ||Phi(x) - a||^2``
-    (slide 19), ``theta`` the half-angle of a support vector cone and ``Z`` its data-space
-    radius.
+    whose solution is the smallest sphere (centre ``a = sum_j beta_j Phi(x_j)``, radius ``R``) enclosing
+    the images ``Phi(x_j)``, outliers allowed at the price ``C``. A point's squared distance to the
+    centre is ``R^2(x) = K(x, x) - 2 sum_j beta_j K(x_j, x) + ||a||^2`` (slide 19). Points with
+    ``0 < beta < C`` lie on the sphere (support vectors), points with ``beta = C`` outside it (bounded
+    support vectors, outliers), all others inside. Read back in data space, the sphere is a set of
+    contours; the connected pieces they enclose are the clusters, found by ``labeling`` (Notes).
 
     Parameters
     ----------
     gamma : float, default=None
-        RBF parameter of ``K(x, y) = exp(-gamma ||x - y||^2)`` (the slides' ``q``). ``None``
-        means the median heuristic :func:`mmcedu.kernels.median_gamma`. Larger values give
-        more support vectors and more clusters; :func:`gamma_path` generates the slides'
-        sequence of values (the q-list) and :func:`cluster_counts` the number of clusters
-        along it.
+        RBF parameter of ``K(x, y) = exp(-gamma ||x - y||^2)`` (the slides' ``q``). ``None`` means the
+        median heuristic :func:`mmcedu.kernels.median_gamma`. Larger values give more support vectors
+        and more clusters; :func:`gamma_path` lists the widths to explore (the slides' q-list).
     C : float, default=1.0
-        Inverse regularization: the upper bound of the box ``0 <= beta_j <= C`` on the dual
-        coefficients. Must be at least ``1/n_samples`` (otherwise ``sum beta = 1`` is
-        infeasible). ``C >= 1`` allows no bounded support vectors (outliers); otherwise
-        there are at most ``1/C`` of them (each carries ``beta = C``).
+        Inverse regularization: the upper bound of ``0 <= beta_j <= C``, at least ``1/n_samples``.
+        ``C >= 1`` allows no bounded support vectors, otherwise at most ``1/C``.
     labeling : {"cone", "complete_graph"}, default="cone"
         Cluster-labeling rule.
     n_segment_points : int, default=10
-        Number ``m`` of interior sample points on each segment for ``"complete_graph"``.
+        Number ``m`` of interior points tested on each segment by ``"complete_graph"``.
     solver : {"libsvm", "cvxpy"}, default="libsvm"
-        Algorithm for the dual. ``"libsvm"``: :class:`sklearn.svm.OneClassSVM` with the RBF
-        kernel on the data, ``nu = 1/(N min(C, 1))`` and ``beta = alpha/(nu N)`` (identical
-        to SVDD for the Gaussian kernel); libsvm computes kernel columns on demand and keeps
-        a cache of ``cache_size`` MB (200 by default, ``solver_options={"cache_size": ...}``),
-        so no ``N x N`` array is formed. ``"cvxpy"``: the dual as a quadratic program on the
-        ``N x N`` kernel matrix.
+        Algorithm for the dual. ``"libsvm"``: :class:`sklearn.svm.OneClassSVM` with the RBF kernel on
+        the data, ``nu = 1/(N min(C, 1))`` and ``beta = alpha/(nu N)``; it computes kernel columns on
+        demand and caches ``cache_size`` MB of them (200 by default): no ``N x N`` array. ``"cvxpy"``:
+        the dual as a quadratic program on the ``N x N`` kernel.
     cvxpy_solver : str or None, default=None
         cvxpy back end for ``solver="cvxpy"``; ``None`` means CLARABEL (tolerances 1e-12).
     solver_options : dict or None, default=None
-        Passed to the back end of ``solver`` (``OneClassSVM`` or ``cvxpy.Problem.solve``).
-        ``{"tol": ...}`` for ``solver="libsvm"`` is libsvm's own absolute tolerance and
-        replaces the rule of ``tol``.
+        Passed to the back end of ``solver`` (``OneClassSVM`` or ``cvxpy.Problem.solve``);
+        ``{"tol": ...}`` for ``"libsvm"`` is libsvm's own absolute tolerance, replacing ``tol``.
     tol : float or None, default=None
-        Stop when libsvm's largest violation of the KKT conditions is below
-        ``tol nu N ||a||^2`` (the scale of its gradients): the points' ``R^2(x)`` are then
-        consistent to about ``2 tol (1 - R^2)``, which is what the cone radius ``Z`` and the
-        complete graph's inside test need. A probe fit at libsvm's default tolerance
-        estimates ``||a||^2``; the fit is repeated once at the requested tolerance if the
-        probe's was looser. ``None`` means 1e-7 for up to 10,000 samples (beta then agrees
-        with ``solver="cvxpy"`` to about 1e-6 and so do the support vectors) and 0.05 above,
-        where a tight tolerance costs millions of SMO iterations (at n = 20,000 and
-        ``gamma=200`` on two moons and a disk: 1.9 million iterations at 1e-7, 900 at 0.05,
-        with the same clusters). Only for ``solver="libsvm"``.
+        Stop when libsvm's largest violation of the KKT conditions is below ``tol nu N ||a||^2`` (the
+        scale of its gradients), so that the points' ``R^2(x)`` agree to about ``2 tol (1 - R^2)``; a
+        probe fit at libsvm's default tolerance estimates ``||a||^2`` and the fit is repeated once if
+        that was looser. ``None`` means 1e-7 up to 10,000 samples and 0.05 above, where a tight
+        tolerance costs millions of SMO iterations for the same clusters. Only for ``solver="libsvm"``.
     max_samples : int, float or None, default=None
-        Fit on a random subsample of this many samples (a float: this fraction of
-        ``n_samples``), drawn without replacement with ``random_state``, and label every
-        sample by the rule of :meth:`predict` (the nearest labeled point of the subsample).
-        ``None`` fits on all samples. For data sets where libsvm's solve is too slow: its
-        cost grows like ``N N_sv`` SMO work. ``gamma`` is in data units, so the subsample must
-        be dense enough at that width (check that ``n_clusters_`` is stable when
-        ``max_samples`` doubles). ``C`` keeps its meaning on the subsample: at most ``1/C``
-        bounded support vectors among ``max_samples`` points, and ``C >= 1/max_samples``.
+        Solve the dual on a random subsample of this many samples (a float: this fraction of
+        ``n_samples``) and label the others as :meth:`predict` does; ``None``: all samples. The
+        subsample must be dense enough at the width ``gamma`` (check that ``n_clusters_`` is stable when
+        ``max_samples`` doubles); ``C`` applies to the subsample.
     random_state : int, RandomState instance or None, default=None
         Seed of the subsample drawn for ``max_samples`` (unused otherwise).
 
@@ -716,87 +515,74 @@ class SupportVectorClustering(ClusterMixin, BaseEstimator):
     labels_ : ndarray of shape (n_samples,)
         Cluster of each training point, ``0 .. n_clusters_ - 1``.
     n_clusters_ : int
-        Number of clusters in ``labels_`` (found by the labeling, not given).
+        Number of clusters found.
     dual_coef_ : ndarray of shape (n_samples,)
-        The multipliers ``beta`` of the SVDD dual; they sum to 1 (zero outside the subsample
-        with ``max_samples``).
-    support_ : ndarray of int
-        Indices with ``beta > 0`` (support vectors, bounded or not).
-    bounded_support_ : ndarray of int
-        Indices with ``beta = C`` (bounded support vectors: outside the sphere, outliers).
+        ``beta``, summing to 1 (zero outside the subsample of ``max_samples``).
+    support_, bounded_support_ : ndarray of int
+        Indices with ``beta > 0`` (support vectors, bounded or not) and with ``beta = C``.
     subsample_ : ndarray of int or None
         The samples the dual was solved on (``max_samples``), else ``None``.
-    radius_squared_ : float
-        ``R^2``, from the unbounded support vectors.
-    distances_squared_ : ndarray of shape (n_samples,)
-        ``R^2(x_i)`` for every training point.
+    radius_squared_, distances_squared_ : float, ndarray of shape (n_samples,)
+        ``R^2`` (:func:`svdd_radius_squared`) and ``R^2(x_i)`` of every training point.
     cone_radius_ : float
-        ``Z`` of the cone labeling (computed for both labelings).
+        ``Z`` of the cone labeling (:func:`cone_radius`; for both labelings).
     pythagoras_residual_ : float
-        ``1 - ||a||^2 - R^2``: zero when the Pythagorean step ``cos(theta) = sqrt(1 - R^2)`` is
-        exact (no bounded support vectors); equals ``C * sum_j xi_j`` otherwise.
+        ``1 - ||a||^2 - R^2``: zero without bounded support vectors (then ``cos(theta) = sqrt(1 - R^2)``
+        is exact), ``C sum_j xi_j`` otherwise.
     gamma_ : float
-        The RBF parameter (``q``) used.
+        The RBF parameter used.
     n_iter_ : int
-        Iterations of the dual solver (libsvm's SMO iterations summed over its fits, or the
-        cvxpy back end's).
+        Iterations of the dual solver (summed over libsvm's fits).
     solver_info_ : dict
-        ``solver``, ``n_iter``, ``n_fits`` and ``libsvm_tol`` (libsvm's absolute tolerance of
-        the last fit) for ``solver="libsvm"``.
+        ``solver`` and ``n_iter``; ``nu``, ``n_fits`` and ``libsvm_tol`` (the last fit's absolute
+        tolerance) for ``"libsvm"``, ``status`` for ``"cvxpy"``.
     labeling_counts_ : dict
-        Deterministic cost of the labeling, counted by the code: ``kernel_evaluations``
-        (complete graph: ``pairs * n_segment_points * N_sv``; cone: 0),
-        ``distance_evaluations`` (cone, dense path: ``N_sv^2 + N N_sv``; ``None`` on the
-        tree path), ``pairs``, ``segment_points`` (complete graph), ``adjacent_pairs``; and
-        ``radius_kernel_evaluations``, the kernel evaluations of ``R^2(x)`` for all points
-        and of ``||a||^2`` (``N N_sv + N_sv^2``).
+        Cost of the labeling, counted (:func:`complete_graph_labels`, :func:`cone_labels`), and
+        ``radius_kernel_evaluations`` (``N N_sv + N_sv^2``, for ``R^2(x)`` and ``||a||^2``).
     solve_time_, labeling_time_ : float
-        Wall-clock seconds of the SVDD solve and of the labeling.
+        Wall-clock seconds of the solve and of the labeling.
     n_features_in_ : int
 
     See Also
     --------
     gamma_path : the kernel widths to explore (the slides' q-list).
-    cluster_counts : the number of clusters at each width of a path.
     UMCRLS, GMMC : kernel clustering with a given number of clusters.
 
     Notes
     -----
-    Support vector clustering has no ``n_clusters`` parameter: the number of clusters is
-    found (``n_clusters_``) and grows with ``gamma``.
+    Support vector clustering has no ``n_clusters`` parameter: the number of clusters is found and grows
+    with ``gamma``. ``labeling="complete_graph"`` [1]_: two points inside the sphere are adjacent when
+    the ``m`` interior points of the segment joining them all are; clusters are the connected components
+    (``n_in (n_in - 1) / 2 * m * N_sv`` kernel evaluations, slide 41). ``labeling="cone"`` (slides
+    34-38): every image lies on the unit sphere (``K(x, x) = 1``); the cones with apex 0, axis
+    ``Phi(v_i)`` of a support vector and half-angle ``theta``, ``cos(theta) = sqrt(1 - R^2)``, cover its
+    intersection with the minimal sphere, and each meets the data's image in the data-space ball of
+    radius ``Z = sqrt(-ln(cos theta) / q)`` around ``v_i``. Two support vectors are joined when their
+    balls meet, ``||v_i - v_j|| <= 2 Z``, i.e. ``K(v_i, v_j) >= (1 - R^2)^2``: our reading of the
+    slides' unstated ``ConstructConnectivity(V, Z)``, a data-space heuristic, stricter than the
+    intersection of the cones themselves (``K(v_i, v_j) >= cos(2 theta) = 1 - 2 R^2``, true of every
+    pair once ``R^2 >= 1/2``). Clusters are the components (``N_sv^2 + N N_sv`` distance evaluations, or
+    a KD-tree / ball tree). Bounded support vectors, the other points of the cone labeling and new
+    points (:meth:`predict`) take the label of the nearest labeled point.
 
-    Memory (bytes; ``N`` samples, ``d`` features, ``N_sv`` support vectors):
+    Label-free rule (:meth:`label_free_rule`): ``LABEL_FREE_WIDTHS`` evenly spaced widths of the q-list
+    (:func:`gamma_path`) and the criterion ``"plateau"``, the middle of the longest run of equal cluster
+    counts: a count that persists over the widths of the slides' exploration is structure, not an
+    accident of one width.
 
-    - ``solver="libsvm"`` (default): the centred data ``8 N d``, libsvm's copy of it, its
-      kernel cache (``cache_size`` MB, 200 by default), O(N) dual variables and gradients;
-      ``R^2(x)`` of every point in blocks of at most 32 MiB. No ``N x N`` array.
-    - ``solver="cvxpy"``: the ``N x N`` kernel and about three copies inside cvxpy,
-      ``32 N^2``, checked against the memory budget (:func:`mmcedu.get_config`) before
-      allocating; the error names ``solver="libsvm"``.
-    - ``labeling="cone"``: dense ``N_sv x N_sv`` and ``N x N_sv`` distances while each fits
-      in 32 MiB, otherwise a KD-tree / ball tree (O((N + N_sv) d)); :meth:`predict` uses
-      the same rule.
-    - ``labeling="complete_graph"``: ``16 n_in N_sv`` for the ``n_in`` points inside the
-      sphere plus 32 MiB blocks (checked against the budget); its time,
-      ``n_in (n_in - 1) / 2 * n_segment_points * N_sv`` kernel evaluations, is announced
-      by a warning above 1e9, and before the solve when ``n (n - 1) / 2 *
-      n_segment_points`` exceeds 5e7 (n = 3,163 with ``n_segment_points=10``).
-
-    Warnings: :class:`~mmcedu.exceptions.ClusterCountWarning` when ``gamma=None`` (the median
-    heuristic) finds a single cluster, or a single cluster and singleton clusters only (on
-    standardized real data the median width is usually too small for SVC: explore ``gamma``);
-    :class:`~mmcedu.exceptions.DegenerateDataWarning` when every sample is a support vector
-    or its own cluster (``gamma`` too large), when no sample lies on the sphere (every
-    support vector bounded, e.g. ``C = 1/n_samples``) and for identical samples; a
-    ``UserWarning`` before a complete-graph labeling of more than 1e9 kernel evaluations.
+    Memory (:meth:`memory_bytes`) is checked against the memory budget (:func:`mmcedu.get_config`)
+    before the solve. A ``UserWarning`` announces a complete-graph labeling of more than 1e9 kernel
+    evaluations; a :class:`~mmcedu.exceptions.ClusterCountWarning`, one cluster (singletons aside) at
+    ``gamma=None``, the median heuristic, often too small for SVC; a
+    :class:`~mmcedu.exceptions.DegenerateDataWarning`, every sample a support vector or its own cluster
+    (``gamma`` too large), every support vector bounded, or identical samples.
 
     References
     ----------
     .. [1] A. Ben-Hur, D. Horn, H. T. Siegelmann, V. Vapnik. Support vector clustering.
        JMLR 2:125-137, 2001.
     .. [2] S.-H. Lee, K. Daniels. Gaussian kernel width exploration and cone cluster labeling
-       for support vector clustering. Slides, UMass Lowell, 2007 (slides 18-19: SVDD dual and
-       R^2(x); 28-29: q-list; 34-38: cone cluster labeling; 41: complexity table).
+       for support vector clustering. Slides, UMass Lowell, 2007.
     .. [3] D. M. J. Tax, R. P. W. Duin. Support vector data description. Mach. Learn.
        54:45-66, 2004.
 
@@ -805,8 +591,7 @@ class SupportVectorClustering(ClusterMixin, BaseEstimator):
     >>> from mmcedu import SupportVectorClustering
     >>> from mmcedu.datasets import two_circles
     >>> X, y = two_circles(100, noise=0.03, random_state=0)
-    >>> model = SupportVectorClustering(gamma=80.0, labeling="cone").fit(X)
-    >>> model.n_clusters_
+    >>> SupportVectorClustering(gamma=80.0, labeling="cone").fit(X).n_clusters_
     2
     """
 
@@ -819,28 +604,13 @@ class SupportVectorClustering(ClusterMixin, BaseEstimator):
         "cvxpy_solver": [str, None],
         "solver_options": [dict, None],
         "tol": [Interval(Real, 0, None, closed="neither"), None],
-        "max_samples": [
-            Interval(Integral, 2, None, closed="left"),
-            Interval(RealNotInt, 0, 1, closed="right"),
-            None,
-        ],
+        "max_samples": [Interval(Integral, 2, None, closed="left"),
+                        Interval(RealNotInt, 0, 1, closed="right"), None],
         "random_state": ["random_state"],
     }
 
-    def __init__(
-        self,
-        *,
-        gamma=None,
-        C=1.0,
-        labeling="cone",
-        n_segment_points=10,
-        solver="libsvm",
-        cvxpy_solver=None,
-        solver_options=None,
-        tol=None,
-        max_samples=None,
-        random_state=None,
-    ):
+    def __init__(self, *, gamma=None, C=1.0, labeling="cone", n_segment_points=10, solver="libsvm",
+                 cvxpy_solver=None, solver_options=None, tol=None, max_samples=None, random_state=None):
         self.gamma = gamma
         self.C = C
         self.labeling = labeling
@@ -852,36 +622,66 @@ class SupportVectorClustering(ClusterMixin, BaseEstimator):
         self.max_samples = max_samples
         self.random_state = random_state
 
+    # ------------------------------------------------------------------ parameters
+    def label_free_rule(self, X):
+        """The recommended way to choose this estimator's parameters without labels, on ``X``.
+
+        ``LABEL_FREE_WIDTHS`` evenly spaced widths of the q-list ``gamma_path(X, C=self.C)``, chosen by
+        the plateau of the cluster count (see Notes).
+
+        Returns
+        -------
+        rule : dict
+            ``"param_grid"``: a dict ``{name: [values, ...]}`` for LabelFreeSearch, relative to
+            ``X`` where it is a width; ``"criterion"``: a list of LabelFreeSearch criterion names
+            (the first chooses, the second breaks ties within ``tolerance``); ``"tolerance"``: float.
+        """
+        q = np.asarray(gamma_path(X, C=self.C).gamma, dtype=float)
+        idx = np.unique(np.linspace(0, q.size - 1, min(LABEL_FREE_WIDTHS, q.size)).round().astype(int))
+        return {"param_grid": {"gamma": [float(v) for v in q[idx]]}, "criterion": ["plateau"],
+                "tolerance": 0.0}
+
+    def memory_bytes(self, n_samples, n_features=None):
+        """Bytes of the largest arrays a fit with these parameters holds at once.
+
+        With ``m`` the samples the dual is solved on (``max_samples``, else ``n_samples``): ``32 m^2``
+        for ``solver="cvxpy"`` (the kernel and about three copies inside cvxpy); for ``solver="libsvm"``
+        its kernel cache, at most ``min(cache_size MB, 4 m^2)``, and a block of kernel sums, at most
+        ``min(32 MiB, 8 n_samples m)``; both plus the centred data and the fitted rows,
+        ``8 (n_samples + m) n_features`` (``n_features=None``: not counted). The fit checks it against
+        the memory budget before allocating; the complete graph's ``16 n_in N_sv`` bytes depend on the
+        solution and are checked after the solve.
+        """
+        self._validate_params()
+        n = int(n_samples)
+        m = self._n_fit(n)
+        data = 0 if n_features is None else array_bytes((n, n_features), (m, n_features))
+        if self.solver == "cvxpy":
+            return data + _cvxpy_bytes(m)
+        cache = min(int((self.solver_options or {}).get("cache_size", _CACHE_MB) * 2**20),
+                    array_bytes((m, m), itemsize=4))
+        return data + cache + min(_BLOCK_BYTES, array_bytes((n, m)))
+
     # ------------------------------------------------------------------ fit
-    def _subsample(self, n):
+    def _n_fit(self, n):
+        """The number of samples the dual is solved on."""
         if self.max_samples is None:
-            return None
+            return n
         if isinstance(self.max_samples, Integral):
-            m = int(self.max_samples)
-        else:
-            m = max(2, int(math.ceil(float(self.max_samples) * n)))
-        if m >= n:
-            return None
-        rng = check_random_state(self.random_state)
-        return np.sort(rng.choice(n, size=m, replace=False))
+            return min(n, int(self.max_samples))
+        return min(n, max(2, int(math.ceil(float(self.max_samples) * n))))
 
     def _fit_identical(self, X, q):
         n = X.shape[0]
-        warnings.warn(
-            f"All {n} samples are identical: there is no cluster structure; every sample is "
-            "put in cluster 0 (n_clusters_=1).",
-            DegenerateDataWarning,
-            stacklevel=3,
-        )
+        warnings.warn(f"All {n} samples are identical: there is no cluster structure; every sample "
+                      "is put in cluster 0 (n_clusters_=1).", DegenerateDataWarning, stacklevel=3)
         self.gamma_ = q
         self.dual_coef_ = np.full(n, 1.0 / n)
         self.support_ = np.arange(n)
         self.bounded_support_ = np.arange(n) if self.C * n <= 1.0 + 1e-12 else np.arange(0)
         self.subsample_ = None
-        self.radius_squared_ = 0.0
+        self.radius_squared_ = self.cone_radius_ = self.pythagoras_residual_ = 0.0
         self.distances_squared_ = np.zeros(n)
-        self.cone_radius_ = 0.0
-        self.pythagoras_residual_ = 0.0
         self.n_iter_ = 0
         self.solver_info_ = {"solver": self.solver, "n_iter": 0, "n_fits": 0}
         self.labeling_counts_ = {"kernel_evaluations": 0, "radius_kernel_evaluations": 0}
@@ -889,131 +689,64 @@ class SupportVectorClustering(ClusterMixin, BaseEstimator):
         self.labels_ = np.zeros(n, dtype=np.intp)
         self.n_clusters_ = 1
         self._center = X[0].copy()
-        self._label_points = X[:1] - self._center
+        self._label_points = self._support_vectors = X[:1] - self._center
         self._label_point_labels = np.zeros(1, dtype=np.intp)
-        self._support_vectors = X[:1] - self._center
         self._support_beta = np.ones(1)
         self._quad = 1.0
         return self
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
-        """Solve the SVDD dual and label the clusters.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-        y : ignored
-
-        Returns
-        -------
-        self
-        """
+        """Solve the SVDD dual on ``X`` (array-like of shape (n_samples, n_features)) and label
+        the clusters; ``y`` is ignored."""
         X = validate_data(self, X, dtype=np.float64, ensure_min_samples=1)
         n = X.shape[0]
         if n < 2:
-            raise ValueError(
-                f"Support vector clustering needs at least 2 samples; got n_samples={n}."
-            )
+            raise ValueError(f"Support vector clustering needs at least 2 samples; got n_samples={n}.")
         check_scale(X)
         _check_C(self.C, n)
         q = median_gamma(X) if self.gamma is None else float(self.gamma)
         if all_identical(X):
             return self._fit_identical(X, q)
-
-        sub = self._subsample(n)
-        fit_idx = np.arange(n) if sub is None else sub
-        m = fit_idx.size
-        if sub is not None:
+        m = self._n_fit(n)
+        sub = None
+        if m < n:
             _check_C(self.C, m, what="max_samples")
+            sub = np.sort(check_random_state(self.random_state).choice(n, size=m, replace=False))
+        fit_idx = np.arange(n) if sub is None else sub
+        self._announce_labeling(m)
+        alternative = "Fit on a subsample (max_samples=...)."
+        if self.solver == "cvxpy":
+            alternative = "Use solver='libsvm' (no n x n array), or fit on a subsample (max_samples=...)."
+        check_memory(self.memory_bytes(n, X.shape[1]), alternative=alternative,
+                     what=f"SupportVectorClustering(solver={self.solver!r}) on {m:,} of {n:,} samples")
         center = X[fit_idx].mean(axis=0)
         Xc = X - center
         Xf = Xc[fit_idx]
+        beta_f, info = self._solve(Xf, q)
+        sv_f, bounded_f, free_f = _sv_masks(beta_f, self.C)
 
-        # ---- a complete-graph labeling that is long whatever the support vectors: say so now
-        seg_points = m * (m - 1) / 2 * self.n_segment_points
-        warned_early = self.labeling == "complete_graph" and seg_points > _CG_WARN_SEGMENT_POINTS
-        if warned_early:
-            warnings.warn(
-                f"The complete-graph labeling of {m:,} samples tests up to {m * (m - 1) // 2:,} "
-                f"pairs x {self.n_segment_points} segment points, each point costing one kernel "
-                f"evaluation per support vector: at least {seg_points:.2g} kernel evaluations "
-                "after the SVDD solve (minutes to hours). labeling='cone' needs about "
-                "(n_samples + N_sv) N_sv distance evaluations; max_samples=... fits on a "
-                "subsample.",
-                UserWarning,
-                stacklevel=2,
-            )
-
-        # ---- the dual
-        if self.solver == "libsvm":
-            beta_f, info = _svdd_libsvm_data(
-                Xf, q, self.C, tol=self.tol, solver_options=self.solver_options
-            )
-        else:
-            check_memory(
-                4 * array_bytes((m, m)),
-                what=f"SupportVectorClustering(solver='cvxpy') on {m:,} samples (the n x n "
-                "kernel and about three copies inside cvxpy and its back end)",
-                alternative="Use solver='libsvm' (kernel columns on demand, no n x n array), "
-                "or fit on a subsample (max_samples=...).",
-            )
-            beta_f, info = svdd_dual(
-                rbf_kernel(Xf, gamma=q), self.C, solver="cvxpy",
-                cvxpy_solver=self.cvxpy_solver, solver_options=self.solver_options,
-            )
-        sv_f, bounded_f = _sv_masks(beta_f, self.C)
-        free_f = sv_f & ~bounded_f
-
-        # ---- R^2(x) for every point and R^2, in blocks over the support vectors
-        S = np.flatnonzero(sv_f)
-        Vc, bs = Xf[S], beta_f[S]
+        # R^2(x) of every point and R^2, in blocks over the support vectors
+        Vc, bs = Xf[sv_f], beta_f[sv_f]
         rcount = {}
-        quad = float(bs @ _kernel_weighted_sum(Vc, Vc, bs, q, count=rcount))
+        quad = _centre_norm(Vc, bs, q, count=rcount)
         R2_points = 1.0 - 2.0 * _kernel_weighted_sum(Xc, Vc, bs, q, count=rcount) + quad
         R2 = _radius_from_points(R2_points[fit_idx], beta_f, self.C)
         R2c = min(R2, 1.0 - 1e-15)
 
-        # ---- labeling
         t0 = time.perf_counter()
         if self.labeling == "cone":
-            Vmask = free_f if free_f.any() else (R2_points[fit_idx] <= R2_points[fit_idx].min())
-            V = fit_idx[Vmask]
-            labels, counts = cone_labels(Xc, V, q, R2c, return_counts=True)
-            label_points = V
+            R2_fit = R2_points[fit_idx]
+            label_points = fit_idx[free_f if free_f.any() else R2_fit <= R2_fit.min()]
+            labels, counts = cone_labels(Xc, label_points, q, R2c, return_counts=True)
         else:
-            inside_f = self._cg_inside(R2_points[fit_idx], R2, free_f)
-            n_in = int(inside_f.sum())
-            evals = n_in * (n_in - 1) / 2 * self.n_segment_points * S.size
-            if evals > _CG_WARN_EVALUATIONS and not warned_early:
-                warnings.warn(
-                    f"The complete-graph labeling will evaluate the kernel about {evals:.2g} "
-                    f"times (n_in (n_in - 1) / 2 = {n_in * (n_in - 1) // 2:,} pairs x "
-                    f"{self.n_segment_points} segment points x {S.size:,} support vectors): "
-                    "minutes to hours. labeling='cone' needs about "
-                    f"{(n + S.size) * S.size:.2g} distance evaluations; max_samples=... fits "
-                    "on a subsample.",
-                    UserWarning,
-                    stacklevel=2,
-                )
-            labels_f, inside_f, counts = complete_graph_labels(
-                Xf, beta_f, q, R2, R2_points[fit_idx], n_segment_points=self.n_segment_points,
-                tol=None, C=self.C, return_counts=True,
-            )
-            label_points = fit_idx[inside_f]
-            labels = np.empty(n, dtype=np.intp)
-            labels[fit_idx] = labels_f
-            if sub is not None:
-                rest = np.setdiff1d(np.arange(n), fit_idx)
-                labels[rest] = labels_f[inside_f][_nearest_index(Xc[rest], Xc[label_points])]
-                counts["distance_evaluations"] += rest.size * label_points.size
+            labels, counts, label_points = self._label_complete_graph(Xc, fit_idx, beta_f, R2_points, R2, q)
         self.labeling_time_ = time.perf_counter() - t0
         counts["radius_kernel_evaluations"] = rcount.get("kernel_evaluations", 0)
 
-        beta = np.zeros(n)
-        beta[fit_idx] = beta_f
         self.gamma_ = q
-        self.dual_coef_ = beta
+        self.dual_coef_ = np.zeros(n)
+        self.dual_coef_[fit_idx] = beta_f
         self.support_ = fit_idx[sv_f]
         self.bounded_support_ = fit_idx[bounded_f]
         self.subsample_ = sub
@@ -1036,130 +769,112 @@ class SupportVectorClustering(ClusterMixin, BaseEstimator):
         self._warn_degenerate(X, m, sv_f, free_f)
         return self
 
-    @staticmethod
-    def _cg_inside(R2_fit, R2, free_f):
-        scatter = float(np.max(np.abs(R2_fit[free_f] - R2))) if free_f.any() else 0.0
-        return (R2_fit <= R2 + max(scatter, 1e-10 * max(1.0, R2))) | free_f
+    def _solve(self, Xf, q):
+        if self.solver == "libsvm":
+            return _svdd_libsvm(Xf, self.C, gamma=q, tol=self.tol, solver_options=self.solver_options)
+        return svdd_dual(rbf_kernel(Xf, gamma=q), self.C, solver="cvxpy",
+                         cvxpy_solver=self.cvxpy_solver, solver_options=self.solver_options)
+
+    def _announce_labeling(self, m, n_in=None, n_sv=None):
+        """Warn of a long complete-graph labeling of ``m`` samples: before the solve (``n_sv=None``)
+        above 5e7 segment points, after it above 1e9 kernel evaluations (``n_in`` points inside)."""
+        k = self.n_segment_points
+        early = self.labeling == "complete_graph" and m * (m - 1) / 2 * k > _CG_WARN_SEGMENT_POINTS
+        if n_sv is None and early:
+            pairs = m * (m - 1) // 2
+            cost = (f"tests up to {pairs:,} pairs x {k} segment points, each point costing one kernel "
+                    f"evaluation per support vector: at least {pairs * k:.2g} kernel evaluations after "
+                    "the SVDD solve")
+        elif n_sv is not None and not early and n_in * (n_in - 1) / 2 * k * n_sv > _CG_WARN_EVALUATIONS:
+            pairs = n_in * (n_in - 1) // 2
+            cost = (f"will evaluate the kernel about {pairs * k * n_sv:.2g} times ({pairs:,} pairs x {k} "
+                    f"segment points x {n_sv:,} support vectors)")
+        else:
+            return
+        warnings.warn(f"The complete-graph labeling {cost}: minutes to hours. labeling='cone' needs "
+                      "about (n_samples + N_sv) N_sv distance evaluations; max_samples=... fits on a "
+                      "subsample.", UserWarning, stacklevel=3)
+
+    def _label_complete_graph(self, Xc, fit_idx, beta_f, R2_points, R2, q):
+        """Complete-graph labels of the fitted rows; the other rows take the nearest label."""
+        n = Xc.shape[0]
+        m = fit_idx.size
+        R2_fit = R2_points[fit_idx]
+        n_sv = int(np.count_nonzero(beta_f > _ZERO_TOL))
+        self._announce_labeling(m, int(_inside(R2_fit, R2, _sv_masks(beta_f, self.C)[2])[0].sum()), n_sv)
+        labels_f, inside_f, counts = complete_graph_labels(
+            Xc[fit_idx], beta_f, q, R2, R2_fit, n_segment_points=self.n_segment_points, C=self.C,
+            return_counts=True)
+        label_points = fit_idx[inside_f]
+        labels = np.empty(n, dtype=np.intp)
+        labels[fit_idx] = labels_f
+        if m < n:
+            rest = np.setdiff1d(np.arange(n), fit_idx)
+            labels[rest] = labels_f[inside_f][_nearest_index(Xc[rest], Xc[label_points])]
+            counts["distance_evaluations"] += rest.size * label_points.size
+        return labels, counts, label_points
 
     def _warn_degenerate(self, X, m, sv_f, free_f):
-        n = X.shape[0]
+        n_sv, k = int(sv_f.sum()), self.n_clusters_
         if not free_f.any():
             warnings.warn(
                 f"No sample lies on the sphere: every support vector is bounded (C={self.C:g}, "
-                f"{int(sv_f.sum())} bounded support vectors of beta = C). R^2 is only "
-                "bracketed and the labeling rests on the point closest to the centre. "
-                + ("C = 1/n_samples makes every sample an outlier; " if self.C * m <= 1 + 1e-9
-                   else "")
-                + "use a larger C (C >= 1 allows no outliers).",
-                DegenerateDataWarning,
-                stacklevel=3,
-            )
+                f"{n_sv} bounded support vectors of beta = C). R^2 is only bracketed and the "
+                "labeling rests on the point closest to the centre. "
+                + ("C = 1/n_samples makes every sample an outlier; " if self.C * m <= 1 + 1e-9 else "")
+                + "use a larger C (C >= 1 allows no outliers).", DegenerateDataWarning, stacklevel=3)
             return
-        n_distinct = np.unique(X, axis=0).shape[0] if n <= 100_000 else n
-        if (int(sv_f.sum()) == m and m > 2) or (self.n_clusters_ == n_distinct and n_distinct > 2):
+        n_distinct = np.unique(X, axis=0).shape[0] if X.shape[0] <= 100_000 else X.shape[0]
+        if (n_sv == m and m > 2) or (k == n_distinct and n_distinct > 2):
+            what = (f"every sample is a support vector ({m} of {m})" if n_sv == m
+                    else f"every distinct sample is its own cluster ({k} clusters)")
             warnings.warn(
-                f"gamma={self.gamma_:.3g} is too large for these data: "
-                + (f"every sample is a support vector ({m} of {m})" if int(sv_f.sum()) == m
-                   else f"every distinct sample is its own cluster ({self.n_clusters_} clusters)")
-                + f", n_clusters_={self.n_clusters_}. Decrease gamma (see gamma_path(X) for "
-                "the widths to explore; gamma=None is the median heuristic).",
-                DegenerateDataWarning,
-                stacklevel=3,
-            )
-        elif self.gamma is None and self._singletons_only():
-            sizes = np.bincount(self.labels_)
-            found = ("a single cluster" if self.n_clusters_ == 1 else
-                     f"a single cluster of {sizes.max()} samples and {self.n_clusters_ - 1} "
-                     "singleton cluster(s) (isolated points, e.g. outliers)")
-            warnings.warn(
-                f"SupportVectorClustering found {found} at gamma={self.gamma_:.3g} "
-                "(gamma=None: the median heuristic). The number of clusters grows with gamma: "
-                "explore larger values, e.g. the widths of gamma_path(X) (the slides' q-list) "
-                "with their cluster counts (cluster_counts(X)), or choose gamma by a "
-                "label-free search.",
-                ClusterCountWarning,
-                stacklevel=3,
-            )
-
-    def _singletons_only(self):
-        """One cluster, or one cluster and clusters of a single sample each."""
+                f"gamma={self.gamma_:.3g} is too large for these data: {what}, n_clusters_={k}. "
+                "Decrease gamma (see gamma_path(X) for the widths to explore; gamma=None is the "
+                "median heuristic).", DegenerateDataWarning, stacklevel=3)
+            return
         sizes = np.sort(np.bincount(self.labels_))
-        return self.n_clusters_ == 1 or (sizes.size > 1 and sizes[-2] == 1 and sizes[-1] > 2)
+        if self.gamma is None and (k == 1 or (sizes.size > 1 and sizes[-2] == 1 and sizes[-1] > 2)):
+            found = ("a single cluster" if k == 1 else f"a single cluster of {sizes[-1]} samples and "
+                     f"{k - 1} singleton cluster(s) (isolated points, e.g. outliers)")
+            warnings.warn(
+                f"SupportVectorClustering found {found} at gamma={self.gamma_:.3g} (gamma=None: the "
+                "median heuristic). The number of clusters grows with gamma: explore larger values, "
+                "e.g. the widths of gamma_path(X) (the slides' q-list), or choose gamma by a "
+                "label-free search (label_free_rule(X)).", ClusterCountWarning, stacklevel=3)
 
     # ------------------------------------------------------------------ new points
-    def predict(self, X):
-        """Label new points by their nearest labeled training point.
-
-        The labeled points are the support vectors on the sphere (cone labeling) or the
-        training points inside the sphere (complete graph); this is the rule ``fit`` uses for
-        the remaining training points, so ``predict`` on the training data returns
-        ``labels_``. Distances as in ``fit``: one BLAS product per block while they fit in
-        32 MiB, otherwise a KD-tree / ball tree on the labeled points.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        labels : ndarray of shape (n_samples,)
-        """
+    def _centred(self, X):
         check_is_fitted(self)
-        X = validate_data(self, X, dtype=np.float64, reset=False)
-        Xc = X - self._center
+        return validate_data(self, X, dtype=np.float64, reset=False) - self._center
+
+    def predict(self, X):
+        """Label new points by their nearest labeled training point: the support vectors on
+        the sphere (cone labeling) or the points inside it (complete graph), as ``fit``
+        labels the other training points (so ``predict(X_train)`` returns ``labels_``)."""
+        Xc = self._centred(X)
         return self._label_point_labels[_nearest_index(Xc, self._label_points)]
 
     def distance_squared(self, X):
-        """``R^2(x) = ||Phi(x) - a||^2`` for new points (slide 19); the sphere is ``R^2(x) = R^2``.
-
-        Computed in blocks over the support vectors (``len(X) N_sv`` kernel evaluations,
-        memory at most 32 MiB per block).
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        r2 : ndarray of shape (n_samples,)
-        """
-        check_is_fitted(self)
-        X = validate_data(self, X, dtype=np.float64, reset=False)
-        Xc = X - self._center
-        return 1.0 - 2.0 * _kernel_weighted_sum(
-            Xc, self._support_vectors, self._support_beta, self.gamma_
-        ) + self._quad
+        """``R^2(x) = ||Phi(x) - a||^2`` of the rows of ``X`` (slide 19); the sphere is ``R^2(x) = R^2``."""
+        wsum = _kernel_weighted_sum(self._centred(X), self._support_vectors, self._support_beta, self.gamma_)
+        return 1.0 - 2.0 * wsum + self._quad
 
 
 # ============================================================================ widths
 GammaPath = namedtuple(
     "GammaPath", ["gamma", "radius_squared", "n_support", "estimated_length", "radius_squared_limit"]
 )
-GammaPath.__doc__ = """Result of :func:`gamma_path`: the kernel widths to explore and what they give.
-
-gamma : ndarray
-    The RBF parameters (the slides' q), increasing.
-radius_squared : ndarray
-    ``R^2`` at each (non-decreasing).
-n_support : ndarray of int
-    Number of support vectors at each.
-estimated_length : float
-    The slides' estimate of the length, ``lg(max ||x_i - x_j||^2) - lg(min ||x_i - x_j||^2)``
-    (slide 29; the minimum over distinct points).
-radius_squared_limit : float
-    The limit of ``R^2`` as ``gamma -> infinity``: ``1 - 1/U`` for ``U`` distinct points and
-    ``C >= 1/U`` (slide 28 states ``1 - 1/N`` for distinct points).
-"""
+GammaPath.__doc__ = "Result of :func:`gamma_path`: the kernel widths to explore and what they give."
 
 
 def _radius_squared_limit(group_sizes, C):
     """``lim R^2`` as ``q -> infinity`` for groups of identical points of the given sizes.
 
-    ``K -> `` block diagonal with all-ones blocks on the groups, so ``beta^T K beta ->
-    sum_g m_g^2`` with the group masses ``m_g = sum_{i in g} beta_i <= C |g|``. The dual
-    minimises it: water-filling, ``m_g = min(C |g|, lam)`` with ``sum_g m_g = 1``. A point of
-    an uncapped group (on the sphere) has ``R^2 = 1 - 2 lam + sum_g m_g^2``; without capped
-    groups ``lam = 1/U`` and ``R^2 = 1 - 1/U``.
+    ``K`` tends to all-ones blocks on the groups, so ``beta^T K beta -> sum_g m_g^2`` with the group
+    masses ``m_g = sum_{i in g} beta_i <= C |g|``. The dual minimises it by water-filling,
+    ``m_g = min(C |g|, lam)`` with ``sum_g m_g = 1``; a point of an uncapped group (on the sphere) has
+    ``R^2 = 1 - 2 lam + sum_g m_g^2``, ``1 - 1/U`` without caps.
     """
     caps = np.sort(np.minimum(min(C, 1.0) * np.asarray(group_sizes, dtype=float), 1.0))
     U = caps.size
@@ -1178,51 +893,12 @@ def _radius_squared_limit(group_sizes, C):
     return float(1.0 - 2.0 * lam + np.sum(masses**2))
 
 
-def gamma_path(X, C=1.0, *, solver="libsvm", cvxpy_solver=None, solver_options=None,
-               max_length=100, rtol=1e-3):
-    """Increasing kernel widths for exploring SVC: the slides' q-list (Lee & Daniels 2007, slides 28-29).
-
-    ``R^2`` as a function of ``q`` (the RBF parameter ``gamma``) starts at ``R^2(0) = 0``, is
-    non-decreasing and tends to a limit ``R^2_inf`` (slide 28: ``1 - 1/N`` for ``N`` distinct
-    points; with duplicates ``1 - 1/U`` for ``U`` distinct points, since identical points
-    keep ``K = 1`` at every width). The path starts at ``q_1 = 1 / max ||x_i - x_j||^2`` and
-    uses a secant-like step: the line through the two latest points of the curve (the first
-    step uses the lemma's point ``(0, 0)``) is extended to the level ``R^2_inf`` and its
-    crossing is the next ``q``,
-
-        q_{k+1} = q_k + (R^2_inf - R^2(q_k)) (q_k - q_{k-1}) / (R^2(q_k) - R^2(q_{k-1})).
-
-    Where the curve is concave the secant stays above it and the sequence grows about
-    geometrically: if the gap ``R^2_inf - R^2`` decays like ``q^-p``, the step ratio ``r``
-    solves ``r^(p+1) = r + 1``. The path stops when every point is a support vector, when
-    ``R^2`` is within ``rtol`` (relative) of ``R^2_inf``, or after ``max_length`` values (then
-    with a :class:`~sklearn.exceptions.ConvergenceWarning`). The slides do not spell the
-    step out; this is our reconstruction from "secant-like algorithm" and the lemmas.
-
-    Memory and time: the pairwise distances (``4 N^2`` bytes) and, per width, the ``N x N``
-    kernel (``24 N^2`` while it is computed) and one SVDD solve; checked against the memory
-    budget before allocating. For large ``N``, run it on a subsample.
-
-    Parameters
-    ----------
-    X : array-like of shape (n_samples, n_features)
-    C : float, default=1.0
-    solver, cvxpy_solver, solver_options
-        The SVDD solver on the kernel matrix, as in :func:`svdd_dual`.
-    max_length : int, default=100
-    rtol : float, default=1e-3
-
-    Returns
-    -------
-    GammaPath
-        ``gamma``, ``radius_squared``, ``n_support``, ``estimated_length``,
-        ``radius_squared_limit``.
-    """
+def _path_data(X, C, max_length, rtol):
+    """The checked input of :func:`gamma_path`: the centred data, the sizes of its groups of
+    identical points and its positive squared distances."""
     X = np.asarray(X, dtype=float)
     if X.ndim != 2 or X.shape[0] < 2:
-        raise ValueError(
-            f"gamma_path needs a 2-D array with at least 2 samples; got shape {X.shape}."
-        )
+        raise ValueError(f"gamma_path needs a 2-D array with at least 2 samples; got shape {X.shape}.")
     if not np.all(np.isfinite(X)):
         raise ValueError("X contains NaN or infinity; remove or impute those entries.")
     if not (isinstance(max_length, Integral) and max_length >= 1):
@@ -1232,13 +908,10 @@ def gamma_path(X, C=1.0, *, solver="libsvm", cvxpy_solver=None, solver_options=N
     check_scale(X)
     n = X.shape[0]
     _check_C(C, n)
-    check_memory(
-        array_bytes((n * (n - 1) // 2,)) + 3 * array_bytes((n, n)),
-        what=f"gamma_path on {n:,} samples (all pairwise distances and an n x n kernel per "
-        "width)",
-        alternative="Run it on a subsample, e.g. gamma_path(X[rng.choice(len(X), 2000, "
-        "replace=False)]), and fit SupportVectorClustering(gamma=...) on all samples.",
-    )
+    check_memory(array_bytes((n * (n - 1) // 2,)) + 3 * array_bytes((n, n)),
+                 what=f"gamma_path on {n:,} samples (all pairwise distances and an n x n kernel per width)",
+                 alternative="Run it on a subsample, e.g. gamma_path(X[rng.choice(len(X), 2000, "
+                 "replace=False)]), and fit SupportVectorClustering(gamma=...) on all samples.")
     Xc = X - X.mean(axis=0)
     _, group_sizes = np.unique(Xc, axis=0, return_counts=True)
     if group_sizes.size == 1:
@@ -1246,97 +919,67 @@ def gamma_path(X, C=1.0, *, solver="libsvm", cvxpy_solver=None, solver_options=N
     d2 = pdist(Xc, "sqeuclidean")
     pos = d2[d2 > 0]
     if pos.size == 0:
-        raise ValueError(
-            "The samples differ by less than the float64 resolution of their squared "
-            "distances: standardize X (sklearn.preprocessing.StandardScaler)."
-        )
-    estimate = float(np.log2(pos.max()) - np.log2(pos.min()))
+        raise ValueError("The samples differ by less than the float64 resolution of their squared "
+                         "distances: standardize X (sklearn.preprocessing.StandardScaler).")
+    return Xc, group_sizes, pos
+
+
+def gamma_path(X, C=1.0, *, solver="libsvm", cvxpy_solver=None, solver_options=None,
+               max_length=100, rtol=1e-3):
+    """Increasing kernel widths for exploring SVC: the slides' q-list (Lee & Daniels 2007, slides 28-29).
+
+    ``R^2`` as a function of ``q`` (the RBF parameter ``gamma``) starts at ``R^2(0) = 0``, is
+    non-decreasing and tends to ``R^2_inf``: ``1 - 1/N`` for ``N`` distinct points (slide 28),
+    ``1 - 1/U`` for ``U`` distinct points with duplicates (identical points keep ``K = 1``). The path
+    starts at ``q_1 = 1 / max ||x_i - x_j||^2``; the line through the two latest points of the curve
+    (first through the lemma's ``(0, 0)``) is extended to the level ``R^2_inf``, and its crossing is the
+    next width,
+
+        q_{k+1} = q_k + (R^2_inf - R^2(q_k)) (q_k - q_{k-1}) / (R^2(q_k) - R^2(q_{k-1})),
+
+    at least ``1.01 q_k`` (``2 q_k`` if the curve did not rise): our reconstruction of the slides'
+    unstated "secant-like algorithm". Where the curve is concave the widths grow about geometrically: if
+    the gap ``R^2_inf - R^2`` decays like ``q^-p``, the ratio ``r`` of two widths solves
+    ``r^(p+1) = r + 1``. The path stops when every point is a support vector, when ``R^2`` is within
+    ``rtol`` (relative) of ``R^2_inf``, or after ``max_length`` widths (with a
+    :class:`~sklearn.exceptions.ConvergenceWarning`). Memory: the pairwise distances and an ``N x N``
+    kernel per width (``28 N^2`` bytes at most, checked against the memory budget): for large ``N``, run
+    it on a subsample. ``solver``, ``cvxpy_solver`` and ``solver_options`` are those of
+    :func:`svdd_dual`.
+
+    Returns
+    -------
+    GammaPath
+        ``gamma`` (increasing), ``radius_squared`` (``R^2`` at each, non-decreasing), ``n_support``
+        (support vectors at each), ``estimated_length`` (the slides' estimate of the length,
+        ``lg(max ||x_i - x_j||^2) - lg(min ||x_i - x_j||^2)`` over distinct points, slide 29) and
+        ``radius_squared_limit`` (``R^2_inf``, by water-filling over the groups of identical points
+        where ``C`` caps them).
+    """
+    Xc, group_sizes, pos = _path_data(X, C, max_length, rtol)
+    n = Xc.shape[0]
     target = _radius_squared_limit(group_sizes, C)
     qs, R2s, nsv = [], [], []
     q_prev, R2_prev = 0.0, 0.0  # lemma: q = 0 gives R^2 = 0
     q = 1.0 / pos.max()
-    stopped = False
     while len(qs) < max_length:
         K = rbf_kernel(Xc, gamma=q)
-        beta, _ = svdd_dual(
-            K, C, solver=solver, cvxpy_solver=cvxpy_solver, solver_options=solver_options
-        )
+        beta, _ = svdd_dual(K, C, solver=solver, cvxpy_solver=cvxpy_solver, solver_options=solver_options)
         R2, _ = svdd_radius_squared(K, beta, C)
         del K
         qs.append(q)
         R2s.append(R2)
         nsv.append(int(np.count_nonzero(beta > _ZERO_TOL)))
         if nsv[-1] == n or target - R2 <= rtol * target:
-            stopped = True
             break
         slope = (R2 - R2_prev) / (q - q_prev)
         q_next = q + (target - R2) / slope if slope > 0 else 2.0 * q
         q_prev, R2_prev = q, R2
         q = max(q_next, 1.01 * q)
-    if not stopped:
-        warnings.warn(
-            f"gamma_path stopped at max_length={max_length} widths before R^2 came within "
-            f"rtol={rtol:g} of its limit {target:.6g} (last R^2 = {R2s[-1]:.6g}, "
-            f"{nsv[-1]} of {n} samples support vectors). Increase max_length or rtol.",
-            ConvergenceWarning,
-            stacklevel=2,
-        )
+    else:
+        warnings.warn(f"gamma_path stopped at max_length={max_length} widths before R^2 came within "
+                      f"rtol={rtol:g} of its limit {target:.6g} (last R^2 = {R2s[-1]:.6g}, {nsv[-1]} of "
+                      f"{n} samples support vectors). Increase max_length or rtol.",
+                      ConvergenceWarning, stacklevel=2)
+    estimate = float(np.log2(pos.max()) - np.log2(pos.min()))
     return GammaPath(np.array(qs), np.array(R2s), np.array(nsv), estimate, target)
-
-
-ClusterCounts = namedtuple(
-    "ClusterCounts", ["gamma", "n_clusters", "n_support", "n_bounded", "labels"]
-)
-ClusterCounts.__doc__ = """Result of :func:`cluster_counts`: what SVC finds at each width.
-
-gamma : ndarray
-    The RBF parameters, as given (or the widths of :func:`gamma_path`).
-n_clusters : ndarray of int
-    ``n_clusters_`` at each.
-n_support, n_bounded : ndarray of int
-    Support vectors and bounded support vectors at each.
-labels : ndarray of shape (len(gamma), n_samples)
-    ``labels_`` at each.
-"""
-
-
-def cluster_counts(X, gamma=None, **params):
-    """The number of clusters SVC finds along a sequence of widths (e.g. the q-list).
-
-    Fits :class:`SupportVectorClustering` with ``params`` at every width and records
-    ``n_clusters_`` and ``labels_``: the raw material of label-free width choices such as a
-    plateau of the cluster count along the q-list (Lee & Daniels 2007, slides 28-33 explore
-    the widths; choosing one is left to the user). The warnings of the single fits are
-    silenced: a one-cluster or all-singletons answer at the ends of a path is expected.
-
-    Parameters
-    ----------
-    X : array-like of shape (n_samples, n_features)
-    gamma : array-like of float or None, default=None
-        The widths; ``None`` means ``gamma_path(X, C=params.get("C", 1.0)).gamma``.
-    **params
-        Parameters of :class:`SupportVectorClustering` other than ``gamma``.
-
-    Returns
-    -------
-    ClusterCounts
-    """
-    X = np.asarray(X, dtype=float)
-    if "gamma" in params:
-        raise ValueError("Pass the widths as the argument gamma, not in **params.")
-    if gamma is None:
-        gamma = gamma_path(X, C=params.get("C", 1.0)).gamma
-    gamma = np.atleast_1d(np.asarray(gamma, dtype=float))
-    if gamma.ndim != 1 or gamma.size == 0:
-        raise ValueError(f"gamma must be a non-empty 1-D sequence of widths; got {gamma!r}.")
-    k, nsv, nb, labels = [], [], [], []
-    for q in gamma:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", (ClusterCountWarning, DegenerateDataWarning))
-            m = SupportVectorClustering(gamma=float(q), **params).fit(X)
-        k.append(m.n_clusters_)
-        nsv.append(m.support_.size)
-        nb.append(m.bounded_support_.size)
-        labels.append(m.labels_)
-    return ClusterCounts(gamma, np.array(k), np.array(nsv), np.array(nb), np.array(labels))
-

@@ -279,3 +279,76 @@ def test_bad_input():
         SupportVectorClustering(gamma=-1.0).fit(X)
     with pytest.raises(ValueError, match="constant diagonal"):
         svdd_dual(np.diag(np.arange(1.0, 5.0)), 1.0, solver="libsvm")
+
+
+# ----------------------------------------------------------------------------- label-free rule, memory
+def test_label_free_rule_is_eight_widths_of_the_q_list(moons60):
+    X, _ = moons60
+    q = gamma_path(X).gamma
+    idx = np.unique(np.linspace(0, q.size - 1, min(8, q.size)).round().astype(int))
+    grid = {"gamma": [float(v) for v in q[idx]]}
+    expected = {"param_grid": grid, "criterion": ["plateau"], "tolerance": 0.0}
+    assert SupportVectorClustering().label_free_rule(X) == expected
+    assert len(expected["param_grid"]["gamma"]) == 8 and idx[0] == 0 and idx[-1] == q.size - 1
+
+    class Mine(SupportVectorClustering):
+        pass
+
+    assert Mine().label_free_rule(X) == expected
+    # a list shorter than eight: every width
+    short = SupportVectorClustering().label_free_rule(X[:4])["param_grid"]["gamma"]
+    np.testing.assert_array_equal(short, gamma_path(X[:4]).gamma)
+
+
+def test_label_free_rule_makes_the_recorded_choices():
+    """The comparison's recorded label-free widths (tests/data/label_free_choices.json) follow
+    from label_free_rule and LabelFreeSearch alone."""
+    import json
+    import pathlib
+    import warnings
+
+    from mmcedu import LabelFreeSearch
+    from mmcedu_lab.comparison import load_task
+
+    path = pathlib.Path(__file__).parent / "data" / "label_free_choices.json"
+    records = [r for r in json.loads(path.read_text()) if r["method"] == "SVC (cone)"]
+    assert len(records) == 30
+    for r in records:
+        X, _, _ = load_task(r["task"], r["seed"], 200)
+        est = SupportVectorClustering(labeling="cone")
+        rule = est.label_free_rule(X)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            search = LabelFreeSearch(est, rule["param_grid"], criterion=rule["criterion"],
+                                     tolerance=rule["tolerance"], n_resamples=3, random_state=r["seed"],
+                                     refit=False, n_jobs=1).fit(X)
+        assert search.best_params_ == r["param_free"], (r["task"], r["seed"])
+
+
+@pytest.mark.parametrize("params", [{}, {"solver": "cvxpy"}, {"max_samples": 50}, {"max_samples": 0.25},
+                                    {"solver_options": {"cache_size": 1}}])
+def test_memory_bytes_is_what_the_fit_checks(params):
+    import mmcedu
+    from mmcedu.exceptions import MemoryBudgetError
+
+    X, _ = moons(200, noise=0.05, random_state=0)
+    est = SupportVectorClustering(gamma=5.0, random_state=0, **params)
+    nbytes = est.memory_bytes(*X.shape)
+    m = {50: 50, 0.25: 50}.get(params.get("max_samples"), 200)
+    data = 8 * (200 + m) * 2
+    if params.get("solver") == "cvxpy":
+        assert nbytes == data + 32 * m * m
+    else:
+        cache = 4 * m * m if "solver_options" not in params else min(2**20, 4 * m * m)
+        assert nbytes == data + cache + 8 * 200 * m
+    assert est.memory_bytes(200) == nbytes - data
+    with mmcedu.config_context(memory_budget=nbytes):
+        est.fit(X)
+    with mmcedu.config_context(memory_budget=nbytes - 1):
+        with pytest.raises(MemoryBudgetError, match="max_samples"):
+            est.fit(X)
+
+    class Mine(SupportVectorClustering):
+        pass
+
+    assert Mine(gamma=5.0, **params).memory_bytes(200, 2) == nbytes
