@@ -1,25 +1,10 @@
-"""EMMC's balanced label step: labels of least cost with every cluster size in ``[lo, hi]``
-(:func:`box_assignment`, exact in O(n m) memory, with its certificate
-:func:`box_optimality_gap`); :mod:`mmcedu.emmc` re-exports the public functions.
-"""
+"""EMMC's balanced label step (:func:`box_assignment`), re-exported by :mod:`mmcedu.emmc`."""
 
 from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["box_assignment", "box_optimality_gap", "ordered_cost", "edge_weights", "shortest_paths"]
-
-
-def _check(cost, lo, hi):
-    cost = np.asarray(cost, dtype=np.float64)
-    if cost.ndim != 2:
-        raise ValueError(f"cost must be 2-D (n_samples, n_clusters); got shape {cost.shape}.")
-    n, m = cost.shape
-    if not m * lo <= n <= m * hi:
-        raise ValueError(f"No labeling of {n} samples into {m} clusters has {lo} <= N_k <= {hi}.")
-    if not np.all(np.isfinite(cost)):
-        raise ValueError("The cost matrix of the label step contains NaN or infinity.")
-    return cost, n, m
+__all__ = ["box_assignment", "ordered_cost", "edge_weights", "shortest_paths"]
 
 
 def ordered_cost(f, n_clusters):
@@ -47,13 +32,9 @@ def _kth(values, j):
 
 
 def _dual_prices(cost, lo, hi, max_sweeps):
-    """Cyclic coordinate ascent on the Lagrangian dual: prices ``p`` and sweeps made.
-
-    Coordinate ``k``: with ``margin_i = cost[i, k] - min_{j != k} (cost[i, j] - p_j)``,
-    sample ``i`` takes ``k`` iff ``margin_i < p_k``. The dual is maximised in ``p_k`` by
-    ``0`` when ``lo <= #{margin < 0} <= hi``, else by a value between the ``lo``-th and
-    ``(lo + 1)``-th (or ``hi``-th and ``(hi + 1)``-th) smallest margins.
-    """
+    """Prices ``p`` and the sweeps made by cyclic coordinate ascent on the Lagrangian dual: sample ``i``
+    takes ``k`` iff ``margin_i = cost[i, k] - min_{j != k} (cost[i, j] - p_j) < p_k``, so the best ``p_k``
+    is 0 or halfway between two consecutive order statistics of the margins (at ``lo`` or ``hi``)."""
     n, m = cost.shape
     p = np.zeros(m)
     R = cost.copy()  # cost - p
@@ -86,11 +67,8 @@ def _dual_prices(cost, lo, hi, max_sweeps):
 
 
 def edge_weights(cost, labels, n_clusters):
-    """Residual edge weights ``w[a, b] = min_{label_i = a} cost[i, b] - cost[i, a]``.
-
-    Returns ``w`` (``w[a, a] = 0``; a row of ``inf`` for an empty cluster) and ``arg``, the
-    sample attaining each minimum. O(n m) time and memory.
-    """
+    """Residual edge weights ``w[a, b] = min_{label_i = a} cost[i, b] - cost[i, a]`` (``w[a, a] = 0``,
+    a row of ``inf`` for an empty cluster) and ``arg``, the sample attaining each minimum; O(n m)."""
     m = int(n_clusters)
     w = np.full((m, m), np.inf)
     arg = np.full((m, m), -1, dtype=np.intp)
@@ -109,10 +87,8 @@ def edge_weights(cost, labels, n_clusters):
 
 
 def shortest_paths(w):
-    """Floyd-Warshall on the ``m x m`` weights: distances ``d`` and next hops ``nxt``.
-
-    A negative diagonal entry of ``d`` reveals a negative cycle.
-    """
+    """Floyd-Warshall on the ``m x m`` weights: distances ``d`` and next hops ``nxt``; a negative
+    diagonal entry of ``d`` reveals a negative cycle."""
     m = w.shape[0]
     d = w.copy()
     nxt = np.tile(np.arange(m), (m, 1))
@@ -134,10 +110,6 @@ def _path(nxt, s, t):
     return path
 
 
-def _violation(counts, lo, hi):
-    return int(np.maximum(counts - hi, 0).sum() + np.maximum(lo - counts, 0).sum())
-
-
 def _violation_change(counts, lo, hi):
     """``dv[s, t]``: change of the box violation when one sample moves from ``s`` to ``t``."""
     leave = np.where(counts > hi, -1, np.where(counts <= lo, 1, 0))
@@ -147,48 +119,14 @@ def _violation_change(counts, lo, hi):
     return dv
 
 
-def _certificate(d, counts, lo, hi):
-    """The pairs ``s != t`` with a finite path and ``N_s > lo``, ``N_t < hi``, and the gap:
-    the least of ``d``'s diagonal (cycles) and of ``d`` on those pairs."""
-    cand = np.isfinite(d) & (counts[:, None] > lo) & (counts[None, :] < hi)
-    np.fill_diagonal(cand, False)
-    gap = float(np.diag(d).min())
-    if cand.any():
-        gap = min(gap, float(d[cand].min()))
-    return cand, gap
-
-
-def box_optimality_gap(cost, labels, lo, hi):
-    """Certificate: the least change of the cost by any exchange, for a labeling in the box.
-
-    The minimum over the cycles of the residual graph (the diagonal of the shortest-path
-    matrix) and over the paths ``s -> t`` with ``N_s > lo``, ``N_t < hi``. A value ``>= 0``
-    (up to round-off) proves that ``labels`` minimise ``sum_i cost[i, label_i]`` under
-    ``lo <= N_k <= hi``; a negative value is the gain of a better labeling.
-
-    Raises
-    ------
-    ValueError
-        When ``labels`` violate the box.
-    """
-    cost, n, m = _check(cost, lo, hi)
-    labels = np.asarray(labels)
-    counts = np.bincount(labels, minlength=m)
-    if counts.min() < lo or counts.max() > hi:
-        raise ValueError(f"The labeling violates the box: counts {counts.tolist()}, [{lo}, {hi}].")
-    d, _ = shortest_paths(edge_weights(cost, labels, m)[0])
-    return _certificate(d, counts, lo, hi)[1]
-
-
 def _repair_path(cost, labels, counts, lo, hi, tol):
-    """The shortest path to move samples along next, or ``None`` where the certificate holds.
-
-    Returns ``(path, arg, violation, gap)``: while the box is violated, the shortest path
-    that reduces the violation; once it holds, the shortest path or cycle of negative length.
-    """
+    """``(path, arg, violation, gap)``: while the box is violated, the shortest path that reduces
+    the violation; once it holds, the shortest negative path or cycle, or ``None`` when the
+    certificate ``gap >= -tol`` holds (the least of ``d``'s diagonal and of ``d[s, t]`` over the
+    pairs with ``N_s > lo``, ``N_t < hi``)."""
     w, arg = edge_weights(cost, labels, counts.size)
     d, nxt = shortest_paths(w)
-    viol = _violation(counts, lo, hi)
+    viol = int(np.maximum(counts - hi, 0).sum() + np.maximum(lo - counts, 0).sum())
     gap = 0.0
     if viol > 0:
         cand = np.isfinite(d) & (_violation_change(counts, lo, hi) < 0)
@@ -196,7 +134,11 @@ def _repair_path(cost, labels, counts, lo, hi, tol):
         if not cand.any():  # pragma: no cover - the box is feasible (checked above)
             raise RuntimeError("no violation-reducing move although the box is feasible")
     else:
-        cand, gap = _certificate(d, counts, lo, hi)
+        cand = np.isfinite(d) & (counts[:, None] > lo) & (counts[None, :] < hi)
+        np.fill_diagonal(cand, False)
+        gap = float(np.diag(d).min())
+        if cand.any():
+            gap = min(gap, float(d[cand].min()))
         if gap >= -tol:
             return None, arg, viol, gap
     score = np.where(cand, d, np.inf)
@@ -205,13 +147,8 @@ def _repair_path(cost, labels, counts, lo, hi, tol):
 
 
 def _move_batch(cost, labels, counts, path, arg, lo, hi, viol, tol):
-    """Move ``u`` samples along every edge of ``path``: ``(labels, u)``.
-
-    ``u`` never passes the count segments of the path's ends (so that each unit reduces the
-    violation while it is positive) nor the size of a cluster; once the box holds, only while
-    the marginal path cost is negative. A batch is kept only if the labeling stays optimal for
-    its new counts (no negative cycle), else ``u`` is halved.
-    """
+    """Move ``u`` samples along every edge of ``path``: ``(labels, u)``. ``u`` keeps each unit reducing
+    the violation (or, once the box holds, the cost) and is halved while a negative cycle appears."""
     m, s, t = counts.size, path[0], path[-1]
     edges = list(zip(path[:-1], path[1:]))
     seg_s = counts[s] - hi if counts[s] > hi else counts[s] - lo
@@ -249,34 +186,22 @@ def _move_batch(cost, labels, counts, path, arg, lo, hi, viol, tol):
 def box_assignment(cost, lo, hi, *, max_sweeps=20, rtol=1e-12, return_info=False):
     """Labels minimising ``sum_i cost[i, label_i]`` subject to ``lo <= N_k <= hi``, exactly.
 
-    EMMC's balanced label step: ``cost[i, k]`` is the cost of giving sample ``i`` label ``k``,
-    ``-2 f_ik`` with one-hot targets, ``(f_i - k)^2`` with one output regressing the ids
-    ``1..m`` (:func:`ordered_cost`). It is a transportation problem (``n`` sources of one unit,
-    ``m`` sinks whose intake lies in ``[lo, hi]``), solved here on the ``m`` cluster nodes.
+    EMMC's balanced label step (``cost[i, k] = -2 f_ik`` for one-hot targets, :func:`ordered_cost`
+    for one output regressing the ids): a transportation problem, solved on the ``m`` cluster nodes.
+    Moving one sample from cluster ``a`` to ``b`` costs at best
+    ``w_ab = min_{label_i = a} cost[i, b] - cost[i, a]`` (:func:`edge_weights`); a path
+    ``s -> ... -> t`` changes only ``N_s`` (-1) and ``N_t`` (+1), a cycle no count. A labeling in the
+    box is optimal iff this graph has no negative cycle and no shortest path ``d(s, t) < 0`` with
+    ``N_s > lo``, ``N_t < hi`` (negative-cycle optimality of min-cost flows).
 
-    *Residual graph on the clusters.* For a labeling, moving one sample from cluster ``a`` to
-    ``b`` costs at best ``w_ab = min_{label_i = a} cost[i, b] - cost[i, a]``
-    (:func:`edge_weights`). A simple path ``s -> ... -> t`` moves one sample along each edge
-    and changes only ``N_s`` (-1) and ``N_t`` (+1); a cycle changes no count. By the
-    negative-cycle optimality of min-cost flows, a labeling inside the box is optimal iff the
-    graph has no negative cycle and no pair ``s != t`` with ``N_s > lo``, ``N_t < hi`` has a
-    shortest-path length ``d(s, t) < 0`` (:func:`box_optimality_gap`, O(n m + m^3)).
-
-    *Algorithm.* (1) Prices: for any ``p`` the labeling ``argmin_k cost[i, k] - p_k`` has no
-    negative cycle; sweeps of coordinate ascent on the Lagrangian dual
-    ``g(p) = sum_i min_k (cost[i, k] - p_k) + sum_k min(lo p_k, hi p_k)`` (each coordinate
-    maximised exactly by an order statistic), until no price changes or the counts are in the
-    box with complementary slackness, give a warm start close to the optimum. (2) Successive
-    shortest paths: while the box is violated, move samples along a shortest path from an
-    over-full cluster (or to an under-full one); once it holds, along a shortest path with
-    ``d(s, t) < 0``. Moving along a *shortest* path keeps "no negative cycle", every step
-    lowers (violation, cost) lexicographically, and the loop stops exactly when the
-    certificate holds. Several samples per edge move at once when the result keeps the
-    invariant.
-
-    Time O(n m^2) per price sweep and O(n m + m^3) per repair; memory ``24 n m + 48 n`` bytes
-    besides ``cost`` (a shifted copy of the costs, argmin temporaries, a few length-``n``
-    arrays).
+    Algorithm: (1) a warm start ``argmin_k cost[i, k] - p_k`` (no negative cycle for any ``p``), with
+    prices ``p`` from sweeps of coordinate ascent on the Lagrangian dual
+    ``g(p) = sum_i min_k (cost[i, k] - p_k) + sum_k min(lo p_k, hi p_k)``; (2) successive shortest
+    paths (:func:`shortest_paths`): while the box is violated, along a shortest path that reduces the
+    violation, then along negative shortest paths, until the certificate holds. Moving along
+    *shortest* paths keeps "no negative cycle", and every step lowers (violation, cost)
+    lexicographically. Time O(n m^2) per sweep and O(n m + m^3) per repair; memory
+    ``24 n m + 48 n`` bytes besides ``cost``.
 
     Parameters
     ----------
@@ -284,19 +209,25 @@ def box_assignment(cost, lo, hi, *, max_sweeps=20, rtol=1e-12, return_info=False
     lo, hi : int
         Bounds on every cluster's size (``n_clusters * lo <= n_samples <= n_clusters * hi``).
     max_sweeps : int, default=20
-        Sweeps of the price phase (a warm start only; the result is exact for any value).
+        Sweeps of the price phase (a warm start: the result is exact for any value).
     rtol : float, default=1e-12
         Gains below ``rtol * max(1, max |cost|)`` count as zero (round-off).
     return_info : bool, default=False
+        Also return a dict: ``sweeps`` (price phase), ``repairs`` (shortest-path moves), ``moved``
+        (samples moved by them) and ``gap`` (the final certificate, ``>= -tol``).
 
     Returns
     -------
-    labels : ndarray of int of shape (n_samples,)
-    info : dict, only with ``return_info=True``
-        ``sweeps`` (price phase), ``repairs`` (shortest-path moves), ``moved`` (samples moved
-        by them), ``gap`` (the final certificate, ``>= -tol``).
+    labels : ndarray of int of shape (n_samples,), and the dict with ``return_info=True``.
     """
-    cost, n, m = _check(cost, lo, hi)
+    cost = np.asarray(cost, dtype=np.float64)
+    if cost.ndim != 2:
+        raise ValueError(f"cost must be 2-D (n_samples, n_clusters); got shape {cost.shape}.")
+    n, m = cost.shape
+    if not m * lo <= n <= m * hi:
+        raise ValueError(f"No labeling of {n} samples into {m} clusters has {lo} <= N_k <= {hi}.")
+    if not np.all(np.isfinite(cost)):
+        raise ValueError("The cost matrix of the label step contains NaN or infinity.")
     labels = np.argmin(cost, axis=1)
     counts = np.bincount(labels, minlength=m)
     sweeps = 0

@@ -12,9 +12,7 @@ the form of Xu et al. (2004) (``-l <= e^T y <= l``, relaxed to ``-l e <= M e <= 
 ``M = y y^T``) and of EMMC's ``|N_p - N_q| <= l``.
 
 For ``m > 2`` clusters, :func:`count_bounds` turns ``|N_p - N_q| <= l`` into a box
-``lo <= N_k <= hi`` on every cluster size, :func:`balanced_assignment` finds the labels of
-least cost inside the box (a transportation problem), and :func:`ordered_balanced_assignment`
-does the same for one scalar output regressing ordered cluster ids.
+``lo <= N_k <= hi`` on every cluster size.
 """
 
 from __future__ import annotations
@@ -23,8 +21,6 @@ import itertools
 import numbers
 
 import numpy as np
-from scipy.optimize import linear_sum_assignment, linprog
-from scipy.sparse import coo_matrix
 
 from ._validation import check_n_clusters
 
@@ -34,8 +30,6 @@ __all__ = [
     "balanced_sign",
     "balanced_labelings",
     "count_bounds",
-    "balanced_assignment",
-    "ordered_balanced_assignment",
 ]
 
 
@@ -180,112 +174,3 @@ def count_bounds(n_samples, n_clusters, l):
     a = n // m - l // 2
     lo, hi = max(a, 1), a + l
     return lo, max(hi, lo)
-
-
-def _check_bounds(lo, hi):
-    lo, hi = _check_int(lo, "lo"), _check_int(hi, "hi")
-    if lo > hi:
-        raise ValueError(f"The size bounds need lo <= hi; got lo={lo}, hi={hi}.")
-    return lo, hi
-
-
-def balanced_assignment(cost, lo, hi):
-    """Labels minimising ``sum_i cost[i, label_i]`` subject to ``lo <= N_k <= hi``.
-
-    A transportation problem: its constraint matrix is totally unimodular, so the linear
-    programme (solved by HiGHS) has an integral optimal vertex. If the returned solution is
-    not integral, an exact fallback solves the same problem as a rectangular assignment
-    problem (every cluster expanded into ``hi`` slots, the first ``lo`` of them mandatory).
-
-    Parameters
-    ----------
-    cost : ndarray of shape (n_samples, n_clusters)
-    lo, hi : int
-        Bounds on every cluster's size (``n_clusters * lo <= n_samples <= n_clusters * hi``).
-
-    Returns
-    -------
-    labels : ndarray of int of shape (n_samples,)
-    """
-    cost = np.asarray(cost, dtype=float)
-    if cost.ndim != 2 or 0 in cost.shape:
-        raise ValueError(f"cost must be a 2-D (n_samples, n_clusters) array; got shape {cost.shape}.")
-    if not np.all(np.isfinite(cost)):
-        raise ValueError("cost contains NaN or infinity: every assignment needs a finite cost.")
-    lo, hi = _check_bounds(lo, hi)
-    n, m = cost.shape
-    if not m * lo <= n <= m * hi:
-        raise ValueError(f"No labeling of {n} samples into {m} clusters has {lo} <= N_k <= {hi}.")
-    idx = np.arange(n * m)
-    A_eq = coo_matrix((np.ones(n * m), (idx // m, idx)), shape=(n, n * m))
-    A_ub = coo_matrix(
-        (np.r_[np.ones(n * m), -np.ones(n * m)], (np.r_[idx % m, m + idx % m], np.r_[idx, idx])),
-        shape=(2 * m, n * m),
-    )
-    res = linprog(
-        cost.ravel(),
-        A_ub=A_ub,
-        b_ub=np.r_[np.full(m, hi), -np.full(m, lo)],
-        A_eq=A_eq,
-        b_eq=np.ones(n),
-        bounds=(0, 1),
-        method="highs",
-    )
-    if res.status == 0:
-        x = res.x.reshape(n, m)
-        labels = x.argmax(axis=1)
-        counts = np.bincount(labels, minlength=m)
-        if np.abs(x - np.round(x)).max() < 1e-6 and counts.min() >= lo and counts.max() <= hi:
-            return labels
-    # exact fallback: expand each cluster into hi slots, the first lo of them mandatory
-    cols = np.repeat(np.arange(m), hi)
-    slot = np.tile(np.arange(hi), m)
-    bonus = np.where(slot < lo, 1.0 + 2.0 * n * (np.ptp(cost) + 1.0), 0.0)
-    _, c = linear_sum_assignment(cost[:, cols] - bonus[None, :])
-    return cols[c]
-
-
-def ordered_balanced_assignment(f, n_clusters, lo, hi):
-    """Ids ``t_i in {1..m}`` (returned 0-based) minimising ``sum_i (f_i - t_i)^2``
-    subject to ``lo <= N_k <= hi``, by dynamic programming.
-
-    For scalar outputs and ordered targets the cost ``(f - k)^2 = f^2 - 2 f k + k^2`` has
-    the Monge property, so for fixed cluster sizes the optimal assignment gives the
-    ``N_1`` smallest outputs id 1, the next ``N_2`` id 2, and so on. A dynamic programme
-    over the sorted outputs then picks the sizes: ``D_k(c)`` is the least cost of giving
-    the ``c`` smallest outputs ids ``1..k``,
-    ``D_k(c) = min_{lo <= N <= hi} D_{k-1}(c - N) + sum_{i = c - N}^{c - 1} (g_i - k)^2``,
-    with prefix sums making every term O(1). O(m n (hi - lo + 1)) time.
-    """
-    f = _check_outputs(f)
-    lo, hi = _check_bounds(lo, hi)
-    n, m = f.size, _check_int(n_clusters, "n_clusters", 1)
-    if not m * lo <= n <= m * hi:
-        raise ValueError(f"No labeling of {n} samples into {m} clusters has {lo} <= N_k <= {hi}.")
-    order = np.argsort(f, kind="stable")
-    g = f[order]
-    S1 = np.r_[0.0, np.cumsum(g)]
-    S2 = np.r_[0.0, np.cumsum(g * g)]
-    D = np.full(n + 1, np.inf)
-    D[0] = 0.0
-    choice = np.zeros((m, n + 1), dtype=int)
-    Ns = np.arange(lo, min(hi, n) + 1)[None, :]  # candidate sizes of the last block
-    b = np.arange(n + 1)[:, None]  # end of the block (exclusive)
-    a = b - Ns  # start of the block g[a:b]
-    valid = a >= 0
-    a = np.where(valid, a, 0)
-    for k in range(1, m + 1):
-        cand = D[a] + (S2[b] - S2[a]) - 2 * k * (S1[b] - S1[a]) + k * k * Ns
-        cand[~valid] = np.inf
-        j = np.argmin(cand, axis=1)
-        D = cand[np.arange(n + 1), j]
-        choice[k - 1] = Ns[0, j]
-    labels_sorted = np.empty(n, dtype=int)
-    c = n
-    for k in range(m, 0, -1):
-        N = choice[k - 1, c]
-        labels_sorted[c - N : c] = k - 1
-        c -= N
-    labels = np.empty(n, dtype=int)
-    labels[order] = labels_sorted
-    return labels

@@ -14,6 +14,12 @@ scikit-learn, so digits 1-4 stand in for LetterABCD (4 classes) and all ten digi
 
 ``full=False`` (the chapter's quick protocol): one seed; Tables 2-3 at every L of the paper.
 ``full=True``: 5 seeds (hidden layers and k-means runs) averaged, every L of the paper.
+
+Also the reference solvers of EMMC's balanced label step, against which the chapter and the
+tests check :func:`mmcedu.emmc.box_assignment`: the transportation LP
+(:func:`balanced_assignment`), the dynamic programme for one ordered output
+(:func:`ordered_balanced_assignment`) and the optimality certificate
+(:func:`box_optimality_gap`).
 """
 
 from __future__ import annotations
@@ -23,9 +29,12 @@ import numbers
 import time
 
 import numpy as np
+from scipy.optimize import linear_sum_assignment, linprog
+from scipy.sparse import coo_matrix
 from sklearn.cluster import KMeans
 
-from mmcedu.emmc import EMMC, ELMRidge, hidden_layer
+from mmcedu.balance import _check_int, _check_outputs
+from mmcedu.emmc import EMMC, ELMRidge, edge_weights, hidden_layer, shortest_paths
 from mmcedu.metrics import clustering_accuracy, clustering_error
 
 from .cache import cached
@@ -41,6 +50,9 @@ __all__ = [
     "sensitivity",
     "numbering_dependence",
     "timing_study",
+    "balanced_assignment",
+    "ordered_balanced_assignment",
+    "box_optimality_gap",
     "TABLES",
 ]
 
@@ -393,6 +405,145 @@ def timing_study(ns=(250, 500, 1000, 2000), Ls=(50, 100, 200, 400, 800), *, n_fi
         td = best_time(lambda: ELMRidge(H, 1.0, "dual").solve(T), repeats)[0]
         out["forms"].append((n, L, tp, td, td / tp, "primal" if L <= n else "dual"))
     return out
+
+
+# --------------------------------------------------------------------------------------------
+# Reference solvers of the balanced label step (the chapter's and the tests' oracles for
+# mmcedu.emmc.box_assignment; formerly in mmcedu.balance and mmcedu.emmc)
+# --------------------------------------------------------------------------------------------
+def _check_bounds(lo, hi):
+    lo, hi = _check_int(lo, "lo"), _check_int(hi, "hi")
+    if lo > hi:
+        raise ValueError(f"The size bounds need lo <= hi; got lo={lo}, hi={hi}.")
+    return lo, hi
+
+
+def balanced_assignment(cost, lo, hi):
+    """Labels minimising ``sum_i cost[i, label_i]`` subject to ``lo <= N_k <= hi``.
+
+    A transportation problem: its constraint matrix is totally unimodular, so the linear
+    programme (solved by HiGHS) has an integral optimal vertex. If the returned solution is
+    not integral, an exact fallback solves the same problem as a rectangular assignment
+    problem (every cluster expanded into ``hi`` slots, the first ``lo`` of them mandatory).
+
+    Parameters
+    ----------
+    cost : ndarray of shape (n_samples, n_clusters)
+    lo, hi : int
+        Bounds on every cluster's size (``n_clusters * lo <= n_samples <= n_clusters * hi``).
+
+    Returns
+    -------
+    labels : ndarray of int of shape (n_samples,)
+    """
+    cost = np.asarray(cost, dtype=float)
+    if cost.ndim != 2 or 0 in cost.shape:
+        raise ValueError(f"cost must be a 2-D (n_samples, n_clusters) array; got shape {cost.shape}.")
+    if not np.all(np.isfinite(cost)):
+        raise ValueError("cost contains NaN or infinity: every assignment needs a finite cost.")
+    lo, hi = _check_bounds(lo, hi)
+    n, m = cost.shape
+    if not m * lo <= n <= m * hi:
+        raise ValueError(f"No labeling of {n} samples into {m} clusters has {lo} <= N_k <= {hi}.")
+    idx = np.arange(n * m)
+    A_eq = coo_matrix((np.ones(n * m), (idx // m, idx)), shape=(n, n * m))
+    A_ub = coo_matrix(
+        (np.r_[np.ones(n * m), -np.ones(n * m)], (np.r_[idx % m, m + idx % m], np.r_[idx, idx])),
+        shape=(2 * m, n * m),
+    )
+    res = linprog(
+        cost.ravel(),
+        A_ub=A_ub,
+        b_ub=np.r_[np.full(m, hi), -np.full(m, lo)],
+        A_eq=A_eq,
+        b_eq=np.ones(n),
+        bounds=(0, 1),
+        method="highs",
+    )
+    if res.status == 0:
+        x = res.x.reshape(n, m)
+        labels = x.argmax(axis=1)
+        counts = np.bincount(labels, minlength=m)
+        if np.abs(x - np.round(x)).max() < 1e-6 and counts.min() >= lo and counts.max() <= hi:
+            return labels
+    # exact fallback: expand each cluster into hi slots, the first lo of them mandatory
+    cols = np.repeat(np.arange(m), hi)
+    slot = np.tile(np.arange(hi), m)
+    bonus = np.where(slot < lo, 1.0 + 2.0 * n * (np.ptp(cost) + 1.0), 0.0)
+    _, c = linear_sum_assignment(cost[:, cols] - bonus[None, :])
+    return cols[c]
+
+
+def ordered_balanced_assignment(f, n_clusters, lo, hi):
+    """Ids ``t_i in {1..m}`` (returned 0-based) minimising ``sum_i (f_i - t_i)^2``
+    subject to ``lo <= N_k <= hi``, by dynamic programming.
+
+    For scalar outputs and ordered targets the cost ``(f - k)^2 = f^2 - 2 f k + k^2`` has
+    the Monge property, so for fixed cluster sizes the optimal assignment gives the
+    ``N_1`` smallest outputs id 1, the next ``N_2`` id 2, and so on. A dynamic programme
+    over the sorted outputs then picks the sizes: ``D_k(c)`` is the least cost of giving
+    the ``c`` smallest outputs ids ``1..k``,
+    ``D_k(c) = min_{lo <= N <= hi} D_{k-1}(c - N) + sum_{i = c - N}^{c - 1} (g_i - k)^2``,
+    with prefix sums making every term O(1). O(m n (hi - lo + 1)) time.
+    """
+    f = _check_outputs(f)
+    lo, hi = _check_bounds(lo, hi)
+    n, m = f.size, _check_int(n_clusters, "n_clusters", 1)
+    if not m * lo <= n <= m * hi:
+        raise ValueError(f"No labeling of {n} samples into {m} clusters has {lo} <= N_k <= {hi}.")
+    order = np.argsort(f, kind="stable")
+    g = f[order]
+    S1 = np.r_[0.0, np.cumsum(g)]
+    S2 = np.r_[0.0, np.cumsum(g * g)]
+    D = np.full(n + 1, np.inf)
+    D[0] = 0.0
+    choice = np.zeros((m, n + 1), dtype=int)
+    Ns = np.arange(lo, min(hi, n) + 1)[None, :]  # candidate sizes of the last block
+    b = np.arange(n + 1)[:, None]  # end of the block (exclusive)
+    a = b - Ns  # start of the block g[a:b]
+    valid = a >= 0
+    a = np.where(valid, a, 0)
+    for k in range(1, m + 1):
+        cand = D[a] + (S2[b] - S2[a]) - 2 * k * (S1[b] - S1[a]) + k * k * Ns
+        cand[~valid] = np.inf
+        j = np.argmin(cand, axis=1)
+        D = cand[np.arange(n + 1), j]
+        choice[k - 1] = Ns[0, j]
+    labels_sorted = np.empty(n, dtype=int)
+    c = n
+    for k in range(m, 0, -1):
+        N = choice[k - 1, c]
+        labels_sorted[c - N : c] = k - 1
+        c -= N
+    labels = np.empty(n, dtype=int)
+    labels[order] = labels_sorted
+    return labels
+
+
+def box_optimality_gap(cost, labels, lo, hi):
+    """Certificate: the least change of the cost by any exchange, for a labeling in the box.
+
+    The minimum over the cycles of the residual graph of
+    :func:`mmcedu.emmc.edge_weights` (the diagonal of the shortest-path matrix of
+    :func:`mmcedu.emmc.shortest_paths`) and over the paths ``s -> t`` with ``N_s > lo``,
+    ``N_t < hi``. A value ``>= 0`` (up to round-off) proves that ``labels`` minimise
+    ``sum_i cost[i, label_i]`` under ``lo <= N_k <= hi``; a negative value is the gain of a
+    better labeling.
+
+    Raises
+    ------
+    ValueError
+        When ``labels`` violate the box.
+    """
+    cost = np.asarray(cost, dtype=np.float64)
+    labels = np.asarray(labels)
+    counts = np.bincount(labels, minlength=cost.shape[1])
+    if counts.min() < lo or counts.max() > hi:
+        raise ValueError(f"The labeling violates the box: counts {counts.tolist()}, [{lo}, {hi}].")
+    d, _ = shortest_paths(edge_weights(cost, labels, cost.shape[1])[0])
+    paths = np.isfinite(d) & (counts[:, None] > lo) & (counts[None, :] < hi)
+    np.fill_diagonal(paths, False)
+    return min(float(np.diag(d).min()), float(d[paths].min()) if paths.any() else np.inf)
 
 
 TABLES = {"emmc_table1": emmc_table1, "emmc_table2": emmc_table2, "emmc_table3": emmc_table3}
