@@ -138,32 +138,7 @@ def solve_cvxpy(
 
     name = default if cvxpy_solver is None else cvxpy_solver
     check_solver_options(name, solver_options)
-    unpack = problem.unpack_results
-
-    def unpack_checked(solution, chain, inverse_data):
-        if _interrupted(solution):
-            raise KeyboardInterrupt(f"cvxpy solver {name} was interrupted (Ctrl-C).")
-        return unpack(solution, chain, inverse_data)
-
-    problem.unpack_results = unpack_checked  # sees the back end's raw status first
-    try:
-        problem.solve(solver=name, **(solver_options or {}))
-    except TypeError as exc:
-        msg = str(exc)
-        if "keyword" not in msg and "setting" not in msg:
-            raise
-        raise ValueError(
-            f"solver_options {sorted(solver_options or {})} were refused by the cvxpy back end "
-            f"{name}: {msg}. Check the option names of {name}."
-        ) from exc
-    except cp.error.SolverError as exc:
-        raise SolverError(
-            f"cvxpy solver {name} failed on the {what}: {exc}. Try another back end "
-            "(cvxpy_solver='CLARABEL' or 'SCS'), more iterations (solver_options), or a "
-            "better-scaled problem."
-        ) from exc
-    finally:
-        del problem.unpack_results
+    _solve(problem, name, what, solver_options)
     status = problem.status
     early = status == cp.OPTIMAL_INACCURATE or (accept_user_limit and status == cp.USER_LIMIT)
     if early and problem.value is None:
@@ -193,3 +168,36 @@ def solve_cvxpy(
         "setup_time": getattr(st, "setup_time", None),
         "n_iter": None if n_iter is None else int(n_iter),
     }
+
+
+def _solve(problem, name, what, solver_options):
+    """``problem.solve`` with back end ``name``; its failures as SolverError / ValueError, Ctrl-C
+    as KeyboardInterrupt (the unpacking step sees the back end's raw status first)."""
+    import cvxpy as cp
+
+    unpack = problem.unpack_results
+
+    def unpack_checked(solution, chain, inverse_data):
+        if _interrupted(solution):
+            raise KeyboardInterrupt(f"cvxpy solver {name} was interrupted (Ctrl-C).")
+        return unpack(solution, chain, inverse_data)
+
+    problem.unpack_results = unpack_checked
+    try:
+        problem.solve(solver=name, **(solver_options or {}))
+    except TypeError as exc:
+        msg = str(exc)
+        if "keyword" not in msg and "setting" not in msg:
+            raise
+        raise ValueError(
+            f"solver_options {sorted(solver_options or {})} were refused by the cvxpy back end "
+            f"{name}: {msg}. Check the option names of {name}."
+        ) from exc
+    except cp.error.SolverError as exc:
+        raise SolverError(
+            f"cvxpy solver {name} failed on the {what}: {exc}. Try another back end "
+            "(cvxpy_solver='CLARABEL' or 'SCS'), more iterations (solver_options), or a "
+            "better-scaled problem."
+        ) from exc
+    finally:
+        del problem.unpack_results
