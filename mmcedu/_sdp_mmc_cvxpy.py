@@ -13,7 +13,7 @@ import numpy as np
 from ._cvxpy import solve_cvxpy
 from .balance import max_imbalance
 
-__all__ = ["SDPSolution", "solve_sdp_mmc", "kkt_residuals"]
+__all__ = ["SDPSolution", "solve_sdp_mmc"]
 
 
 @dataclass
@@ -136,62 +136,3 @@ def solve_sdp_mmc(
         duals=duals,
         info=info,
     )
-
-
-def kkt_residuals(K, sol):
-    """KKT residuals of an :class:`SDPSolution` (solved without ``fix_M``), from cvxpy's duals.
-
-    With dual matrices ``Z`` (block constraint) and ``W`` (``M`` PSD), multipliers ``s``
-    (``diag(M) = e``, cvxpy's sign), ``lam_up, lam_lo >= 0`` (balance rows), ``eta``
-    (``mu >= 0``) and ``xi`` (``nu >= 0``), the Lagrangian's stationarity conditions are
-
-    * delta: ``Z[n, n] = 1``;
-    * mu: ``eta = 2 alpha``; nu: ``xi = 2 (C e - alpha)``, with ``alpha = -Z[:n, n]``;
-    * M: ``W = Diag(s) - (Z[:n,:n] o K) + (lam e^T + e lam^T) / 2``, ``lam = lam_up - lam_lo``;
-
-    and complementary slackness is ``S Z = 0``, ``M W = 0``, ``lam_up o (l e - M e) = 0``,
-    ``lam_lo o (l e + M e) = 0``, ``eta o mu = 0``, ``xi o nu = 0``. The dual objective is
-    ``2 alpha^T e - e^T s - l e^T (lam_up + lam_lo)`` and equals ``delta`` at the optimum.
-
-    Returns
-    -------
-    dict of non-negative floats (all near 0 at an accurate solution): ``gap`` (primal minus
-    dual objective, relative), ``stationarity_*``, ``compl_*`` (complementary slackness),
-    ``dual_feasibility`` (most negative eigenvalue / entry of the duals).
-    """
-    K = np.asarray(K, dtype=float)
-    n = K.shape[0]
-    d = sol.duals
-    e = np.ones(n)
-    Z, W, t = d["block"], d["M_psd"], d["diag"]
-    lam_up, lam_lo, eta = d["balance_upper"], d["balance_lower"], d["mu"]
-    M, l = sol.M, sol.l
-    a = -Z[:n, n]
-    g = e + sol.mu - (0 if sol.nu is None else sol.nu)
-    corner = sol.delta - (0 if sol.nu is None else 2.0 * sol.C * sol.nu.sum())
-    S = np.block([[K * M, g[:, None]], [g[None, :], np.array([[corner]])]])
-    lam = lam_up - lam_lo
-    W_pred = np.diag(t) - Z[:n, :n] * K + (np.outer(lam, e) + np.outer(e, lam)) / 2.0
-    rowsum = M @ e
-    dual_obj = 2.0 * a.sum() - t.sum() - l * (lam_up.sum() + lam_lo.sum())
-    scale = max(1.0, abs(sol.delta))
-    out = {
-        "gap": float(abs(sol.delta - dual_obj) / scale),
-        "stationarity_delta": float(abs(Z[n, n] - 1.0)),
-        "stationarity_mu": float(np.max(np.abs(eta - 2.0 * a))),
-        "stationarity_M": float(np.max(np.abs(W - W_pred))),
-        "compl_block": float(np.linalg.norm(S @ Z)) / scale,
-        "compl_M": float(np.linalg.norm(M @ W)) / scale,
-        "compl_balance": float(np.max(np.abs(lam_up * (l - rowsum))) + np.max(np.abs(lam_lo * (l + rowsum)))),
-        "compl_mu": float(np.max(np.abs(eta * sol.mu))),
-        "dual_feasibility": float(
-            max(0.0, -np.linalg.eigvalsh(Z)[0], -np.linalg.eigvalsh(W)[0], -lam_up.min(),
-                -lam_lo.min(), -eta.min())
-        ),
-    }
-    if sol.nu is not None:
-        xi = d["nu"]
-        out["stationarity_nu"] = float(np.max(np.abs(xi - 2.0 * (sol.C * e - a))))
-        out["compl_nu"] = float(np.max(np.abs(xi * sol.nu)))
-        out["dual_feasibility"] = max(out["dual_feasibility"], float(-xi.min()))
-    return out

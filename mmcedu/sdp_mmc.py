@@ -37,7 +37,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._box_qp import solve_box_qp
-from ._sdp_mmc_cvxpy import SDPSolution, kkt_residuals, solve_sdp_mmc
+from ._sdp_mmc_cvxpy import SDPSolution, solve_sdp_mmc
 from ._sdp_mmc_lowrank import _unit_rows, sdp_lower_bound, solve_sdp_mmc_lowrank
 from ._validation import (
     all_identical,
@@ -49,7 +49,7 @@ from ._validation import (
     format_bytes,
     warn_degenerate_kernel,
 )
-from .balance import BALANCE_WARN_FRACTION, balanced_labelings, balanced_sign, is_balanced, max_imbalance
+from .balance import BALANCE_WARN_FRACTION, balanced_sign, is_balanced, max_imbalance
 from .exceptions import BalanceWarning, DegenerateDataWarning, SolverWarning
 from .kernels import center_kernel, check_kernel_matrix, gamma_grid, kernel_matrix, median_gamma
 
@@ -57,12 +57,10 @@ __all__ = [
     "SDPMMC",
     "LABEL_FREE_OCTAVES",
     "svm_dual_objective",
-    "brute_force_mmc",
     "solve_sdp_mmc",
     "solve_sdp_mmc_lowrank",
     "sdp_lower_bound",
     "SDPSolution",
-    "kkt_residuals",
     "eigenvector_rounding",
     "randomized_rounding",
     "balance_moves",
@@ -136,32 +134,6 @@ def svm_dual_objective(K, y, C=1.0, *, return_alpha=False):
     if np.isinf(C) and (alpha is None or omega * max(float(np.max(np.abs(G))), 1e-300) > 1e10):
         alpha, omega = None, np.inf
     return (omega, alpha) if return_alpha else omega
-
-
-def brute_force_mmc(K, C=1.0, balance=0.1):
-    """Maximum margin clustering by enumeration: ``min omega(y)`` over balanced labelings.
-
-    Enumerates every ``y`` with ``y_1 = +1`` and ``|e^T y| <= floor(balance n)``
-    (:func:`mmcedu.balance.balanced_labelings`), so only for tiny ``n`` (at most 20).
-
-    Returns
-    -------
-    y : ndarray of int in {-1, +1}, the best labeling
-    omega : float, its objective ``svm_dual_objective(K, y, C)``
-    """
-    K = np.asarray(K, dtype=float)
-    n = K.shape[0]
-    l = max_imbalance(n, balance)
-    best_y, best = None, np.inf
-    for y in balanced_labelings(n, l):
-        if np.all(y == y[0]):
-            continue  # one cluster only
-        w = svm_dual_objective(K, y, C)
-        if w < best:
-            best_y, best = y, w
-    if best_y is None:
-        raise ValueError(f"No balanced labeling of n={n} points into two clusters exists.")
-    return best_y, float(best)
 
 
 def _svm_dual_lbfgs(G, C):
