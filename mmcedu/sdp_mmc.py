@@ -1,31 +1,24 @@
 """SDP maximum margin clustering (Xu, Neufeld, Larson & Schuurmans, NIPS 2004).
 
-The method as restated in Section 2 of Valizadegan & Jin (NIPS 2006), Eqs. (1)-(2).
+Notation of Valizadegan & Jin (NIPS 2006), Section 2, Eqs. (1)-(2): ``K`` the n x n kernel
+matrix, centred in feature space (:func:`mmcedu.kernels.center_kernel`; the relaxation has no
+bias term); ``y`` in {-1, +1}^n; ``e`` the all-ones vector; ``o`` the elementwise product;
+``alpha`` the SVM dual variables. The SVM dual value in Xu et al.'s scaling (twice Eq. (1))::
 
-Notation (the paper's symbols)
-------------------------------
-``K``       n x n kernel matrix, centred in feature space (:func:`mmcedu.kernels.center_kernel`)
-            because the relaxation has no bias term.
-``y``       labels in {-1, +1}^n; ``e`` the all-ones vector; ``o`` the elementwise product.
-``alpha``   SVM dual variables, ``0 <= alpha <= C``.
-``omega(y)`` the SVM dual value in Xu et al.'s scaling (twice the value of Eq. (1))::
+    omega(y) = max_{0 <= alpha <= C} 2 alpha^T e - alpha^T (K o y y^T) alpha
 
-                omega(y) = max_{0 <= alpha <= C} 2 alpha^T e - alpha^T (K o y y^T) alpha.
-
-            It equals ``||w||^2 + 2 C sum_i xi_i`` at the optimal bias-free soft-margin SVM,
-            so a small omega is a large margin. Maximum margin clustering minimises omega over
-            balanced labelings ``|e^T y| <= l``.
-``M``       the relaxation of ``y y^T``: ``M`` PSD with ``diag(M) = e``.
-``mu, nu``  multipliers of ``alpha >= 0`` and ``alpha <= C``; ``delta`` the epigraph variable.
-
-The SDP, Eq. (2) with the balance rows ``-l e <= M e <= l e`` of Xu et al. (``l = floor(balance
-n)``, :func:`mmcedu.balance.max_imbalance`), is written out in :class:`SDPMMC`; the hard margin
-(``C = None``) drops ``nu``.
+equals ``||w||^2 + 2 C sum_i xi_i`` at the optimal bias-free soft-margin SVM, so a small
+``omega`` is a large margin. Maximum margin clustering minimises ``omega`` over balanced
+labelings ``|e^T y| <= l``, ``l = floor(balance n)`` (:func:`mmcedu.balance.max_imbalance`).
+The SDP (written out in :class:`SDPMMC`) relaxes ``y y^T`` to ``M`` PSD with ``diag(M) = e``;
+``mu, nu`` are the multipliers of ``alpha >= 0`` and ``alpha <= C``, ``delta`` the epigraph
+variable; the hard margin (``C = None``) drops ``nu``.
 """
 
 from __future__ import annotations
 
 import warnings
+from dataclasses import dataclass, field
 from numbers import Integral, Real
 
 import numpy as np
@@ -37,7 +30,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._box_qp import solve_box_qp
-from ._sdp_mmc_cvxpy import SDPSolution, kkt_residuals, solve_sdp_mmc
+from ._cvxpy import solve_cvxpy
 from ._sdp_mmc_lowrank import _unit_rows, sdp_lower_bound, solve_sdp_mmc_lowrank
 from ._validation import (
     all_identical,
@@ -49,82 +42,53 @@ from ._validation import (
     format_bytes,
     warn_degenerate_kernel,
 )
-from .balance import BALANCE_WARN_FRACTION, balanced_labelings, balanced_sign, is_balanced, max_imbalance
+from .balance import BALANCE_WARN_FRACTION, balanced_sign, max_imbalance
 from .exceptions import BalanceWarning, DegenerateDataWarning, SolverWarning
 from .kernels import center_kernel, check_kernel_matrix, gamma_grid, kernel_matrix, median_gamma
 
-__all__ = [
-    "SDPMMC",
-    "LABEL_FREE_OCTAVES",
-    "svm_dual_objective",
-    "brute_force_mmc",
-    "solve_sdp_mmc",
-    "solve_sdp_mmc_lowrank",
-    "sdp_lower_bound",
-    "SDPSolution",
-    "kkt_residuals",
-    "eigenvector_rounding",
-    "randomized_rounding",
-    "balance_moves",
-]
+__all__ = ["SDPMMC", "LABEL_FREE_OCTAVES", "svm_dual_objective", "solve_sdp_mmc", "solve_sdp_mmc_lowrank",
+           "sdp_lower_bound", "SDPSolution", "eigenvector_rounding", "randomized_rounding", "balance_moves"]
 
 #: Octaves ``j`` of the label-free width grid ``gamma_j = median_gamma(X) * 2**j``
-#: (:meth:`SDPMMC.label_free_rule`): from a kernel four times wider than the median
-#: heuristic's to one 256 times narrower, dense among the narrow widths that curved clusters
-#: need.
+#: (:meth:`SDPMMC.label_free_rule`), dense among the narrow widths that curved clusters need.
 LABEL_FREE_OCTAVES = (-2, 0, 2, 4, 5, 6, 7, 8)
-# cvxpy's problem data for the SDP (the block K o M with its n^2 coefficients, two PSD cones
-# and their sparse coefficient matrices), in bytes per entry of an n x n matrix.
-_CVXPY_BYTES_PER_ENTRY = 2000
-# n x n float64 arrays counted for solver="lowrank" (six live ones, plus temporaries, the
-# allocator and LAPACK's workspace).
-_LOWRANK_ARRAYS = 16
-# Above this many samples the cvxpy path warns that the solve takes minutes.
-_SLOW_CVXPY_N = 300
-# rounding="auto" rounds by random hyperplanes with solver="lowrank" up to this many samples.
-_AUTO_RANDOMIZED_MAX_N_LOWRANK = 200
-# Random labelings of the chance level of SDPMMC.objective_contrast.
-_N_CHANCE_LABELINGS = 5
+_CVXPY_BYTES_PER_ENTRY = 2000  # cvxpy's problem data per entry of an n x n matrix
+_LOWRANK_ARRAYS = 16  # n x n float64 arrays counted for solver="lowrank"
+_SLOW_CVXPY_N = 300  # above this n, solver="cvxpy" warns that the solve takes minutes
+_AUTO_RANDOMIZED_MAX_N_LOWRANK = 200  # rounding="auto" with solver="lowrank": randomized up to this n
+_N_CHANCE_LABELINGS = 5  # random labelings of the chance level of objective_contrast
 
 
-# --------------------------------------------------------------------------------------
-# The exact SVM dual omega(y)
-# --------------------------------------------------------------------------------------
 def svm_dual_objective(K, y, C=1.0, *, return_alpha=False):
     """Exact SVM dual ``omega(y) = max_{0 <= a <= C} 2 a^T e - a^T (K o y y^T) a``.
 
-    This is twice the value of the source's Eq. (1) (Xu et al.'s scaling; no bias, so no
-    ``alpha^T y = 0``), and the quantity the SDP relaxes: ``min_y omega(y)`` is maximum margin
-    clustering.
+    Twice the source's Eq. (1), without the bias constraint ``alpha^T y = 0``; the quantity the
+    SDP relaxes.
 
     Parameters
     ----------
     K : array-like of shape (n, n)
         Kernel matrix (the estimator passes the centred one).
     y : array-like of shape (n,)
-        Labels in {-1, +1} (any real vector is accepted: ``G = K o y y^T``; a {0, 1}
-        labeling is refused, since its zeros would silently drop samples).
+        Labels in {-1, +1} (any real vector gives ``K o y y^T``; {0, 1} labels are refused).
     C : float or None, default=1.0
-        Box bound; ``None`` or ``np.inf`` is the hard margin (``omega`` may then be ``inf``
-        when no bias-free separator exists).
+        Box bound; ``None`` or ``np.inf`` is the hard margin (``omega`` is then ``inf`` when
+        no bias-free separator exists).
     return_alpha : bool, default=False
-        Also return the maximiser ``alpha``.
+        Also return the maximiser ``alpha`` (``None`` when ``omega`` is infinite).
 
     Returns
     -------
     omega : float
     alpha : ndarray of shape (n,) or None, only with ``return_alpha=True``
-        ``None`` when ``omega`` is infinite.
     """
     K = np.asarray(K, dtype=float)
     y = np.asarray(y, dtype=float).ravel()
     if K.shape != (y.size, y.size):
         raise ValueError(f"K must be ({y.size}, {y.size}) to match y; got {K.shape}.")
     if y.size and np.any(y == 0) and np.all(np.isin(y, (0.0, 1.0))):
-        raise ValueError(
-            "y looks like {0, 1} cluster labels; omega(y) needs labels in {-1, +1}: "
-            "pass 2 * y - 1."
-        )
+        raise ValueError("y looks like {0, 1} cluster labels; omega(y) needs labels in {-1, +1}: "
+                         "pass 2 * y - 1.")
     C = np.inf if C is None else float(C)
     if not C > 0:
         raise ValueError(f"C must be positive (or None for the hard margin); got {C}.")
@@ -136,32 +100,6 @@ def svm_dual_objective(K, y, C=1.0, *, return_alpha=False):
     if np.isinf(C) and (alpha is None or omega * max(float(np.max(np.abs(G))), 1e-300) > 1e10):
         alpha, omega = None, np.inf
     return (omega, alpha) if return_alpha else omega
-
-
-def brute_force_mmc(K, C=1.0, balance=0.1):
-    """Maximum margin clustering by enumeration: ``min omega(y)`` over balanced labelings.
-
-    Enumerates every ``y`` with ``y_1 = +1`` and ``|e^T y| <= floor(balance n)``
-    (:func:`mmcedu.balance.balanced_labelings`), so only for tiny ``n`` (at most 20).
-
-    Returns
-    -------
-    y : ndarray of int in {-1, +1}, the best labeling
-    omega : float, its objective ``svm_dual_objective(K, y, C)``
-    """
-    K = np.asarray(K, dtype=float)
-    n = K.shape[0]
-    l = max_imbalance(n, balance)
-    best_y, best = None, np.inf
-    for y in balanced_labelings(n, l):
-        if np.all(y == y[0]):
-            continue  # one cluster only
-        w = svm_dual_objective(K, y, C)
-        if w < best:
-            best_y, best = y, w
-    if best_y is None:
-        raise ValueError(f"No balanced labeling of n={n} points into two clusters exists.")
-    return best_y, float(best)
 
 
 def _svm_dual_lbfgs(G, C):
@@ -178,9 +116,91 @@ def _svm_dual_lbfgs(G, C):
     return -float(res.fun)
 
 
-# --------------------------------------------------------------------------------------
-# Rounding M to labels
-# --------------------------------------------------------------------------------------
+@dataclass
+class SDPSolution:
+    """Primal and dual solution of :func:`solve_sdp_mmc`.
+
+    ``alpha`` is read from the dual matrix ``Z = [[A, -alpha], [-alpha^T, 1]]`` of the block
+    constraint: ``alpha = -Z[:n, n] / Z[n, n]``. ``duals`` holds cvxpy's dual values by
+    constraint name, ``info`` the back end's report (``solver``, ``status``, ``n_iter``,
+    ``objective``, times).
+    """
+
+    M: np.ndarray
+    delta: float
+    mu: np.ndarray
+    nu: np.ndarray | None
+    C: float | None
+    l: int
+    alpha: np.ndarray
+    duals: dict = field(repr=False)
+    info: dict = field(default_factory=dict)
+
+
+def solve_sdp_mmc(K, C=1.0, balance=0.1, *, cvxpy_solver=None, solver_options=None, fix_M=None, warn=True):
+    """Solve the SDP relaxation (source Eq. (2), written out in :class:`SDPMMC`) with cvxpy.
+
+    Parameters
+    ----------
+    K : array-like of shape (n, n)
+        The kernel, used as given: centre it first (:func:`mmcedu.kernels.center_kernel`).
+    C : float or None, default=1.0
+        ``None``: hard margin (no ``nu``).
+    balance : float, default=0.1
+        ``l = floor(balance n)`` bounds ``|M e|`` row-wise.
+    cvxpy_solver : str or None, default=None
+        cvxpy back end; ``None`` means SCS.
+    solver_options : dict or None, default=None
+        Keyword arguments of ``cvxpy.Problem.solve``.
+    fix_M : array-like of shape (n, n), default=None
+        Add the constraint ``M = fix_M``. With ``fix_M = y y^T`` the optimum is exactly
+        ``svm_dual_objective(K, y, C)`` (the Schur-complement step of the derivation).
+    warn : bool, default=True
+        Warn (:class:`~mmcedu.exceptions.SolverWarning`) when the back end stopped early;
+        ``False`` leaves it to the caller, which reads ``info["status"]``.
+
+    Returns
+    -------
+    SDPSolution
+        After an early stop (``info["status"]`` ``"optimal_inaccurate"`` or ``"user_limit"``)
+        the last iterate, whose ``delta`` is no bound: :func:`sdp_lower_bound`
+        gives a certified one.
+    """
+    import cvxpy as cp
+
+    K = np.asarray(K, dtype=float)
+    if K.ndim != 2 or K.shape[0] != K.shape[1]:
+        raise ValueError(f"K must be a square (n, n) kernel matrix; got shape {K.shape}.")
+    n = K.shape[0]
+    l = max_imbalance(n, balance)
+    e = np.ones(n)
+    M = cp.Variable((n, n), symmetric=True, name="M")
+    mu = cp.Variable(n, name="mu")
+    delta = cp.Variable(name="delta")
+    nu = None if C is None else cp.Variable(n, name="nu")
+    g = e + mu if nu is None else e + mu - nu
+    corner = delta if nu is None else delta - 2.0 * C * cp.sum(nu)
+    g = cp.reshape(g, (n, 1), order="F")
+    block = cp.bmat([[cp.multiply(K, M), g], [g.T, cp.reshape(corner, (1, 1), order="F")]])
+    cons = {"block": block >> 0, "M_psd": M >> 0, "diag": cp.diag(M) == 1, "balance_upper": M @ e <= l,
+            "balance_lower": M @ e >= -l, "mu": mu >= 0}
+    if nu is not None:
+        cons["nu"] = nu >= 0
+    if fix_M is not None:
+        cons["fix_M"] = M == np.asarray(fix_M, dtype=float)
+    problem = cp.Problem(cp.Minimize(delta), list(cons.values()))
+    info = solve_cvxpy(problem, cvxpy_solver, default="SCS", what="SDP maximum margin clustering relaxation",
+                       solver_options=solver_options, accept_user_limit=True, warn=warn)
+    Mv = np.asarray(M.value)
+    Mv = (Mv + Mv.T) / 2.0
+    duals = {k: (None if c.dual_value is None else np.asarray(c.dual_value)) for k, c in cons.items()}
+    Z = duals["block"]
+    alpha = -Z[:n, n] / Z[n, n] if Z is not None and Z[n, n] > 0 else np.full(n, np.nan)
+    return SDPSolution(M=Mv, delta=float(delta.value), mu=np.asarray(mu.value),
+                       nu=None if nu is None else np.asarray(nu.value), C=C, l=l, alpha=alpha,
+                       duals=duals, info=info)
+
+
 def _canonical(y):
     """Fix the sign symmetry y ~ -y: the first sample gets +1."""
     y = np.asarray(y, dtype=int)
@@ -194,49 +214,34 @@ def _psd_factor(M):
 
 
 def balance_moves(M, l):
-    """Samples that the bound ``|e^T y| <= l`` moves from the sign of the leading eigenvector.
+    """Samples that the bound ``|e^T y| <= l`` moves from ``sign(v)``, ``v`` the leading
+    eigenvector of ``M``: ``ceil((|e^T sign(v)| - l) / 2)`` when positive, else 0.
 
-    ``sign(v)`` (``v`` the leading eigenvector of ``M``) is the labeling the relaxation points
-    to; :func:`~mmcedu.balance.balanced_sign` moves ``ceil((|e^T sign(v)| - l) / 2)`` of its
-    samples when ``|e^T sign(v)| > l``, and none otherwise.
-
-    Returns
-    -------
-    moved : int
-    sizes : list of int, the sorted cluster sizes of ``sign(v)``
+    Returns ``(moved, sizes)``, ``sizes`` the sorted cluster sizes of ``sign(v)``.
     """
     M = np.asarray(M, dtype=float)
     n = M.shape[0]
     _, v = eigh(M, subset_by_index=[n - 1, n - 1])
     y = np.where(v[:, 0] >= 0, 1, -1)
-    excess = abs(int(y.sum()))
     n_pos = int(np.sum(y > 0))
-    moved = int(np.ceil((excess - l) / 2)) if excess > l else 0
+    moved = max(0, int(np.ceil((abs(int(y.sum())) - l) / 2)))
     return moved, sorted([n_pos, n - n_pos])
 
 
 def eigenvector_rounding(M, l):
-    """Labels from the leading eigenvector ``v`` of ``M``: ``balanced_sign(v, l)``.
-
-    For a rank-one ``M = y y^T`` this returns ``y`` (up to sign) exactly.
-    """
+    """Labels ``balanced_sign(v, l)`` from the leading eigenvector ``v`` of ``M`` (``y`` itself,
+    up to sign, for a rank-one ``M = y y^T``)."""
     _, V = np.linalg.eigh(np.asarray(M, dtype=float))
     return _canonical(balanced_sign(V[:, -1], l))
 
 
 def randomized_rounding(M, K, C, l, *, n_hyperplanes=100, random_state=None):
-    """Goemans-Williamson style rounding, keeping the best balanced labeling by ``omega``.
+    """Goemans-Williamson rounding: the balanced labeling with the smallest exact ``omega``.
 
-    Factor ``M = V V^T`` (eigenvalues clipped at 0); for each of ``n_hyperplanes`` Gaussian
-    directions ``r`` take ``y = balanced_sign(V r, l)`` (random hyperplane, then the fewest
-    moves to meet the balance), evaluate the exact ``omega(y)`` with
-    :func:`svm_dual_objective` and keep the smallest. The eigenvector labeling is a candidate
-    too, so this is never worse than :func:`eigenvector_rounding` by the objective.
-
-    Returns
-    -------
-    y : ndarray of int in {-1, +1}
-    omega : float
+    With ``M = V V^T`` (eigenvalues clipped at 0), the candidates are
+    ``balanced_sign(V r, l)`` for ``n_hyperplanes`` Gaussian directions ``r`` and the
+    :func:`eigenvector_rounding` (so never worse than it by ``omega``). Returns ``(y, omega)``,
+    ``y`` an int array in {-1, +1}.
     """
     rng = check_random_state(random_state)
     V = _psd_factor(M)
@@ -262,70 +267,54 @@ def _resolve_rounding(rounding, solver, n):
     """The rounding ``SDPMMC`` uses: ``rounding`` itself, or for ``"auto"`` the cheap choice."""
     if rounding != "auto":
         return rounding
-    if solver == "cvxpy" or n <= _AUTO_RANDOMIZED_MAX_N_LOWRANK:
-        return "randomized"
-    return "eigenvector"
+    return "randomized" if solver == "cvxpy" or n <= _AUTO_RANDOMIZED_MAX_N_LOWRANK else "eigenvector"
 
 
-# --------------------------------------------------------------------------------------
-# Estimator
-# --------------------------------------------------------------------------------------
 class SDPMMC(ClusterMixin, BaseEstimator):
     """SDP maximum margin clustering into two clusters (Xu et al. 2004).
 
-    Solves the semidefinite relaxation Eq. (2) of Valizadegan & Jin (2006, Section 2) [2]_,
-    which restates Xu et al. (2004) [1]_: the SVM dual Eq. (1) in Xu et al.'s scaling,
-    ``omega(y) = max_{0 <= alpha <= C} 2 alpha^T e - alpha^T (K o y y^T) alpha``, is minimised
-    over the relaxation ``M`` of ``y y^T``::
+    Solves the semidefinite relaxation of ``min_y omega(y)`` (Eq. (2) of [2]_, restating
+    [1]_; notation of :mod:`mmcedu.sdp_mmc`)::
 
         min_{M, delta, mu, nu}  delta
         s.t. [[K o M, e + mu - nu], [(e + mu - nu)^T, delta - 2 C nu^T e]] PSD,
              M PSD, diag(M) = e, -l e <= M e <= l e, mu >= 0, nu >= 0,
 
-    then ``M`` is rounded to labels [3]_. The relaxation has no bias term, so the kernel is
-    centred in feature space first (``H K H``, ``H = I - e e^T / n``); the balance
-    constraint ``|e^T y| <= l`` with ``l = floor(balance n)`` is the row-wise form
-    ``-l e <= M e <= l e`` of Xu et al. (for ``M = y y^T``, ``M e = (e^T y) y``).
+    then rounds ``M`` to labels [3]_. The rows ``-l e <= M e <= l e`` are Xu et al.'s form of
+    ``|e^T y| <= l`` (for ``M = y y^T``, ``M e = (e^T y) y``).
 
     Parameters
     ----------
     C : float or None, default=1.0
-        Inverse regularization: the SVM box ``0 <= alpha <= C`` on the dual coefficients;
-        ``None`` is the hard margin (no ``nu``).
+        Inverse regularization: the SVM box ``0 <= alpha <= C``; ``None`` is the hard margin.
     balance : float in [0, 1], default=0.1
-        Class balance as a fraction of n: the two cluster sizes differ by at most
-        ``floor(balance n)`` (a hard bound).
+        Class balance as a fraction of n: the cluster sizes differ by at most ``floor(balance n)``.
     kernel : {"rbf", "linear", "precomputed"}, default="rbf"
         With ``"precomputed"``, ``X`` is the n x n kernel matrix (checked to be PSD).
     gamma : float, default=None
-        RBF parameter of ``K(x, y) = exp(-gamma ||x - y||^2)``. ``None`` means the median
-        heuristic :func:`mmcedu.kernels.median_gamma`. Ignored unless ``kernel="rbf"``.
+        RBF parameter of ``K(x, y) = exp(-gamma ||x - y||^2)``; ``None`` means the median
+        heuristic :func:`mmcedu.kernels.median_gamma`. Only for ``kernel="rbf"``.
     center : bool, default=True
-        Centre ``K`` in feature space (needed by the bias-free relaxation; ``False`` only to
-        show why).
+        Centre ``K`` in feature space, ``H K H`` with ``H = I - e e^T / n`` (the relaxation
+        has no bias; ``False`` only to show why).
     rounding : {"auto", "eigenvector", "randomized"}, default="auto"
-        ``"eigenvector"``: balanced sign of the leading eigenvector of ``M``.
-        ``"randomized"``: Goemans-Williamson random hyperplanes through a factor of ``M``,
-        keeping the balanced labeling with the smallest exact ``omega(y)`` (the eigenvector
-        labeling is a candidate, so it is never worse by the objective).
-        ``"auto"``: randomized where that costs under about one CPU second or a tenth of the
-        solve (always with ``solver="cvxpy"``, up to n = 200 with ``solver="lowrank"``),
-        eigenvector otherwise.
+        ``"eigenvector"``: :func:`eigenvector_rounding`; ``"randomized"``:
+        :func:`randomized_rounding` (never worse by ``omega``); ``"auto"``: randomized where
+        it costs under about a CPU second or a tenth of the solve (always with
+        ``solver="cvxpy"``, up to n = 200 with ``solver="lowrank"``), else eigenvector.
     n_hyperplanes : int, default=100
         Number of random hyperplanes of the randomized rounding.
     solver : {"cvxpy", "lowrank"}, default="cvxpy"
-        Algorithm for the relaxation: ``"cvxpy"`` solves the SDP with the cvxpy back end
+        Algorithm for the relaxation: ``"cvxpy"`` solves the SDP with the back end
         ``cvxpy_solver`` (``n (n + 1) / 2`` unknowns: minutes beyond a few hundred samples);
-        ``"lowrank"`` factors ``M = V V^T``
-        (Burer-Monteiro, :func:`solve_sdp_mmc_lowrank`) and certifies the gap of the same SDP
-        (thousands of samples; it needs a finite ``C``).
+        ``"lowrank"`` factors ``M = V V^T`` and certifies the gap (:func:`solve_sdp_mmc_lowrank`:
+        thousands of samples, finite ``C`` only).
     cvxpy_solver : str or None, default=None
         cvxpy back end; ``None`` means SCS (Clarabel's memory grows like n^4 here).
     solver_options : dict or None, default=None
         Passed to the back end (keyword arguments of ``cvxpy.Problem.solve``), e.g.
-        ``{"eps": 1e-6}`` or ``{"max_iters": 10000}`` for SCS, ``{"max_iter": 200}`` for
-        CLARABEL; a key the back end does not accept raises a ``ValueError`` listing the valid
-        ones.
+        ``{"eps": 1e-6}`` or ``{"max_iters": 10000}`` for SCS; a key the back end does not
+        accept raises a ``ValueError`` listing the valid ones.
     rank : int or None, default=None
         Rank bound of the low-rank solution ``M = V V^T`` (columns of ``V``) with
         ``solver="lowrank"``; ``None`` means ``ceil(sqrt(2 n)) + 1``, a rank at which the SDP
@@ -337,8 +326,7 @@ class SDPMMC(ClusterMixin, BaseEstimator):
         Stop when the certified relative gap of ``solver="lowrank"``,
         ``(upper - lower) / max(|upper|, 1)``, is at most ``tol``.
     random_state : int, RandomState instance or None, default=None
-        Seed of the randomized rounding and of the start of ``solver="lowrank"``. With
-        ``None`` the labels can change from run to run.
+        Seed of the randomized rounding and of the start of ``solver="lowrank"``.
 
     Attributes
     ----------
@@ -347,27 +335,27 @@ class SDPMMC(ClusterMixin, BaseEstimator):
     n_clusters_ : int
         Number of clusters in ``labels_`` (2, unless ``balance`` allows a single cluster).
     M_ : ndarray of shape (n_samples, n_samples)
-        Solution of the relaxation (approximately ``y y^T`` when the relaxation is tight).
+        Solution of the relaxation (``y y^T`` when the relaxation is tight).
     objective_ : float
         A lower bound on ``min_y omega(y)``: the SDP value ``delta`` when the back end solved
-        it (status ``"optimal"``), else the certified weak-duality bound
-        :func:`sdp_lower_bound`. Always ``0 <= objective_ <= labeling_objective_``.
+        it (status ``"optimal"``), else the certified bound :func:`sdp_lower_bound`;
+        ``0 <= objective_ <= labeling_objective_``.
     duality_gap_ : float or None
-        ``solver="lowrank"``: the certified gap, the SDP value lies in
-        ``[objective_, objective_ + duality_gap_]``; ``None`` with ``solver="cvxpy"``.
+        ``solver="lowrank"``: the SDP value lies in ``[objective_, objective_ +
+        duality_gap_]``; ``None`` with ``solver="cvxpy"``.
     M_factor_ : ndarray of shape (n_samples, rank) or None
         ``V`` with ``M_ = V V^T`` (``solver="lowrank"``; ``None`` otherwise).
     labeling_objective_ : float
         Exact ``omega(y)`` of the returned labels.
     dual_coef_ : ndarray of shape (n_samples,)
-        The SVM dual variables ``alpha``, read from the dual of the block constraint.
+        The SVM dual variables ``alpha`` of the relaxation.
     kernel_matrix_ : ndarray of shape (n_samples, n_samples)
         The (centred) kernel the SDP used.
     gamma_ : float or None
         The RBF parameter used (``None`` for the linear and precomputed kernels).
     n_iter_ : int or None
-        Iterations of the cvxpy back end (``None`` if it does not report them) or of L-BFGS;
-        0 when no solve was needed (identical samples).
+        Iterations of the cvxpy back end (``None`` if unreported) or of L-BFGS; 0 without a
+        solve (identical samples).
     balance_decided_ : int
         Samples that the balance bound moved from the sign of the leading eigenvector of
         ``M_`` (:func:`balance_moves`), whatever the rounding.
@@ -387,37 +375,26 @@ class SDPMMC(ClusterMixin, BaseEstimator):
 
     Notes
     -----
-    A two-cluster method (the relaxation lifts a +-1 labeling ``y`` to ``M = y y^T``), so
-    there is no ``n_clusters``; :class:`UMCRLS` and :class:`EMMC` cluster into ``k > 2``
-    clusters. On real data the relaxation is often not tight (``M_`` far
-    from rank one) and the rounding matters; a smaller ``omega(y)`` is not necessarily a
-    higher agreement with classes.
-
-    Memory, checked against ``mmcedu.get_config()["memory_budget"]`` before anything n x n
-    is allocated (:class:`~mmcedu.exceptions.MemoryBudgetError` otherwise):
-    :meth:`memory_bytes`, ``2000 n^2`` bytes with ``solver="cvxpy"`` (0.7 GB at n = 600),
-    ``128 n^2`` with ``solver="lowrank"`` (1.2 GB at n = 3000).
+    A two-cluster method (``M`` lifts one +-1 labeling), so there is no ``n_clusters``;
+    :class:`UMCRLS` and :class:`EMMC` cluster into ``k > 2`` clusters. On real data the
+    relaxation is often not tight (``M_`` far from rank one) and the rounding matters; a
+    smaller ``omega(y)`` is not necessarily a higher agreement with classes.
+    ``fit`` checks :meth:`memory_bytes` against ``mmcedu.get_config()["memory_budget"]``
+    before allocating anything n x n (:class:`~mmcedu.exceptions.MemoryBudgetError`).
 
     Label-free rule (:meth:`label_free_rule`): the RBF width over
     ``gamma_grid(X, octaves=LABEL_FREE_OCTAVES)`` (``median_gamma(X) / 4`` to
-    ``256 median_gamma(X)``), chosen by ``"transfer_stability"`` alone: among the criteria
-    tried it came closest to the best grid point, and it needs no objective comparable
-    across widths. :meth:`objective_contrast` is SDP MMC's own objective relative to chance.
+    ``256 median_gamma(X)``), chosen by ``"transfer_stability"`` alone: it came closest to the
+    best grid point among the criteria tried, and needs no objective comparable across widths.
+    :meth:`objective_contrast` is SDP MMC's own objective relative to chance.
 
-    Warnings and errors:
-
-    * :class:`~mmcedu.exceptions.SolverWarning` -- the back end stopped early (status
-      ``optimal_inaccurate`` or ``user_limit``: its last iterate) or ``solver="lowrank"``
-      stopped at ``max_iter`` above ``tol``; ``objective_`` is then the certified bound.
-      :class:`~mmcedu.exceptions.SolverError` -- the back end failed (no iterate).
-    * :class:`~mmcedu.exceptions.BalanceWarning` -- the balance bound moved at least
-      :data:`mmcedu.balance.BALANCE_WARN_FRACTION` of the samples (``balance_decided_``; e.g.
-      ``SDPMMC()`` on standardized iris, 50/100, where ``balance=0.1`` allows at most 68/82).
-    * :class:`~mmcedu.exceptions.DegenerateDataWarning` -- all samples are identical (one
-      cluster, no solve), or the RBF kernel is numerically the identity or all ones.
-    * ``UserWarning`` -- ``solver="cvxpy"`` above 300 samples (minutes to hours).
-    * ``ValueError`` -- squared distances that overflow or underflow, a kernel that is not
-      finite, or an unknown ``solver_options`` key.
+    Warnings (:mod:`mmcedu.exceptions`): ``SolverWarning`` when the back end stopped early or
+    ``solver="lowrank"`` reached ``max_iter`` above ``tol`` (``objective_`` is then the
+    certified bound); ``BalanceWarning`` when the bound moved at least
+    :data:`mmcedu.balance.BALANCE_WARN_FRACTION` of the samples (e.g. ``SDPMMC()`` on
+    standardized iris, 50/100, where ``balance=0.1`` allows at most 68/82);
+    ``DegenerateDataWarning`` for identical samples (one cluster, no solve) or a degenerate
+    RBF kernel; ``UserWarning`` for ``solver="cvxpy"`` above 300 samples.
 
     References
     ----------
@@ -456,24 +433,9 @@ class SDPMMC(ClusterMixin, BaseEstimator):
         "random_state": ["random_state"],
     }
 
-    def __init__(
-        self,
-        *,
-        C=1.0,
-        balance=0.1,
-        kernel="rbf",
-        gamma=None,
-        center=True,
-        rounding="auto",
-        n_hyperplanes=100,
-        solver="cvxpy",
-        cvxpy_solver=None,
-        solver_options=None,
-        rank=None,
-        max_iter=1000,
-        tol=1e-3,
-        random_state=None,
-    ):
+    def __init__(self, *, C=1.0, balance=0.1, kernel="rbf", gamma=None, center=True, rounding="auto",
+                 n_hyperplanes=100, solver="cvxpy", cvxpy_solver=None, solver_options=None, rank=None,
+                 max_iter=1000, tol=1e-3, random_state=None):
         self.C = C
         self.balance = balance
         self.kernel = kernel
@@ -495,19 +457,13 @@ class SDPMMC(ClusterMixin, BaseEstimator):
         return tags
 
     def memory_bytes(self, n_samples, n_features=None):
-        """Bytes of the largest arrays a fit with these parameters holds at once.
+        """Bytes of the largest arrays a fit with these parameters holds at once (an int).
 
         ``solver="cvxpy"``: ``2000 n^2``, cvxpy's problem data for the ``n (n + 1) / 2``
-        unknowns in ``M`` (the block ``K o M`` with its n^2 coefficients, two PSD cones and
-        their sparse coefficient matrices). ``solver="lowrank"``: sixteen n x n float64
-        arrays, ``128 n^2`` (the kernel, ``K o V V^T``, ``V V^T`` and the dense matrix of the
-        certificate's eigenvalue are six; temporaries, the allocator and LAPACK's workspace
-        take as much again or more). ``n_features`` does not enter: the n x n arrays dominate.
-        ``fit`` checks this number against the memory budget before allocating.
-
-        Returns
-        -------
-        int
+        unknowns in ``M`` (0.7 GB at n = 600). ``solver="lowrank"``: sixteen n x n float64
+        arrays, ``128 n^2`` (1.2 GB at n = 3000): six live ones (the kernel, ``K o V V^T``,
+        ``V V^T``, the certificate's matrix...) and as much again for temporaries and LAPACK's
+        workspace. ``n_features`` does not enter.
         """
         n = int(n_samples)
         if self.solver == "lowrank":
@@ -516,9 +472,6 @@ class SDPMMC(ClusterMixin, BaseEstimator):
 
     def label_free_rule(self, X):
         """The recommended way to choose this estimator's parameters without labels, on ``X``.
-
-        The RBF width ``gamma`` over ``gamma_grid(X, octaves=LABEL_FREE_OCTAVES)``
-        (:func:`mmcedu.kernels.gamma_grid`), chosen by transfer stability alone.
 
         Returns
         -------
@@ -535,25 +488,16 @@ class SDPMMC(ClusterMixin, BaseEstimator):
 
         ``1 - omega(y) / E_sigma omega(sigma(y))``, with ``y`` the +-1 form of ``labels_``
         (cluster 0 is +1) and ``omega(y) = max_{0 <= a <= C} 2 a^T e - a^T (K o y y^T) a``
-        the soft-margin SVM dual value of the labeling (small ``omega`` = large margin) on
-        the kernel of ``X`` with the fitted width, centred in feature space when ``center``.
-        The chance level ``E_sigma`` is the mean over five random permutations ``sigma`` of
-        ``y`` (random labelings with the same cluster sizes), drawn by ``random_state``:
-        ``omega`` is a maximum, not a quadratic form in ``y``, so there is no closed form.
-        A ratio, because raw ``omega`` values are not comparable across kernel widths; the
-        ratio to chance is. ``omega`` is evaluated by L-BFGS-B on the box.
+        (small ``omega`` = large margin) on the kernel of ``X`` with the fitted width, centred
+        in feature space when ``center``. The chance level is the mean of ``omega`` over five
+        random permutations ``sigma`` of ``y`` (same cluster sizes), drawn by ``random_state``:
+        ``omega`` is a maximum, not a quadratic form in ``y``, so there is no closed form. A
+        ratio, because raw ``omega`` values are not comparable across kernel widths. ``omega``
+        is evaluated by L-BFGS-B on the box. ``X`` is the data the estimator was fitted on (the
+        kernel matrix with ``kernel="precomputed"``).
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features), or the kernel matrix with
-            ``kernel="precomputed"``; the data the estimator was fitted on
-        random_state : int, RandomState instance or None, default=None
-
-        Returns
-        -------
-        float
-            NaN for the hard margin ``C=None`` (a random labeling's value is infinite), for
-            fewer than two clusters, or when the chance level is not positive.
+        Returns a float: NaN for the hard margin ``C=None`` (a random labeling's value is
+        infinite), for fewer than two clusters, or when the chance level is not positive.
         """
         check_is_fitted(self)
         if self.C is None or self.n_clusters_ != 2:
@@ -578,32 +522,17 @@ class SDPMMC(ClusterMixin, BaseEstimator):
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
-        """Solve the SDP relaxation on ``X`` and round ``M`` to two clusters.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features), or (n_samples, n_samples) with
-            ``kernel="precomputed"``
-        y : ignored
-
-        Returns
-        -------
-        self
-        """
+        """Solve the SDP relaxation on ``X`` (n_samples x n_features, or the n x n kernel with
+        ``kernel="precomputed"``) and round ``M`` to two clusters; ``y`` is ignored."""
         X = validate_data(self, X, dtype=[np.float64, np.float32])
         n = X.shape[0]
         check_n_clusters(n, 2)
         rng = check_random_state(self.random_state)
-        alternative = (
-            "Use solver='lowrank' (about 128 n^2 bytes) or fewer samples."
-            if self.solver == "cvxpy"
-            else "Use fewer samples (a subsample), or GMMC(solver='lowrank')."
-        )
-        check_memory(
-            self.memory_bytes(n),
-            what=f"SDPMMC(solver={self.solver!r}) for n = {n:,} ({n * (n + 1) // 2:,} unknowns in M)",
-            alternative=alternative,
-        )
+        alternative = "Use solver='lowrank' (about 128 n^2 bytes) or fewer samples."
+        if self.solver == "lowrank":
+            alternative = "Use fewer samples (a subsample), or GMMC(solver='lowrank')."
+        what = f"SDPMMC(solver={self.solver!r}) for n = {n:,} ({n * (n + 1) // 2:,} unknowns in M)"
+        check_memory(self.memory_bytes(n), what=what, alternative=alternative)
         K, identical = self._centred_kernel(X)
         if identical:
             return self._fit_identical(K, n)
@@ -617,11 +546,8 @@ class SDPMMC(ClusterMixin, BaseEstimator):
             y_pm = eigenvector_rounding(M, l)
             omega = svm_dual_objective(K, y_pm, self.C)
         else:
-            y_pm, omega = randomized_rounding(
-                M, K, self.C, l, n_hyperplanes=self.n_hyperplanes, random_state=rng
-            )
-        if not is_balanced(y_pm, l):  # the roundings return balanced labels by construction
-            raise RuntimeError(f"internal error: the rounded labels break |e^T y| <= {l}.")
+            y_pm, omega = randomized_rounding(M, K, self.C, l, n_hyperplanes=self.n_hyperplanes,
+                                              random_state=rng)
         self.labels_ = (y_pm < 0).astype(int)
         self.n_clusters_ = int(np.unique(self.labels_).size)
         self.M_ = M
@@ -636,26 +562,21 @@ class SDPMMC(ClusterMixin, BaseEstimator):
 
     def _centred_kernel(self, X):
         """The symmetric (centred) kernel of ``X`` and whether all samples are identical."""
+        self.gamma_ = None
         if self.kernel == "precomputed":
             K = check_kernel_matrix(X, psd=True)
-            self.gamma_ = None
             identical = False
         else:
             X = X.astype(np.float64)
             identical = all_identical(X)
             if not identical:
                 check_scale(X)
-            self.gamma_ = None
             if self.kernel == "rbf":
-                self.gamma_ = (
-                    (median_gamma(X) if not identical else 1.0) if self.gamma is None
-                    else float(self.gamma)
-                )
+                self.gamma_ = float(self.gamma) if self.gamma is not None else (
+                    1.0 if identical else median_gamma(X))
             K = self._raw_kernel(X)
-            check_finite_result(
-                K, what=f"The {self.kernel} kernel matrix",
-                hint="the squared distances / inner products overflow float64; standardize X.",
-            )
+            check_finite_result(K, what=f"The {self.kernel} kernel matrix", hint="the squared distances / "
+                                "inner products overflow float64; standardize X.")
             if self.kernel == "rbf" and not identical:
                 warn_degenerate_kernel(K, self.gamma_, who="SDPMMC", stacklevel=4)
         if self.center:
@@ -668,25 +589,18 @@ class SDPMMC(ClusterMixin, BaseEstimator):
     def _solve_lowrank(self, K, l, rng):
         """``solver="lowrank"``: ``(M, alpha, info, certified lower bound)``, with its warning."""
         n = K.shape[0]
-        V, info = solve_sdp_mmc_lowrank(
-            K, self.C, self.balance, rank=self.rank, max_iter=self.max_iter, tol=self.tol,
-            random_state=rng,
-        )
+        V, info = solve_sdp_mmc_lowrank(K, self.C, self.balance, rank=self.rank, max_iter=self.max_iter,
+                                        tol=self.tol, random_state=rng)
         M = (1.0 - info["mix"]) * (V @ V.T)
         M[np.diag_indices(n)] += info["mix"]
         lower = max(0.0, info["lower"])
         self.duality_gap_ = float(info["upper"] - lower)
         self.M_factor_ = V
         if not info["converged"]:
-            warnings.warn(
-                f"SDPMMC(solver='lowrank') stopped after {info['n_iter']} iterations "
-                f"(max_iter={self.max_iter}) with certified relative gap "
-                f"{info['rel_gap']:.3g} > tol={self.tol:g} (SDP value in "
-                f"[{lower:.6g}, {info['upper']:.6g}]): M_ is not optimal. Increase max_iter "
-                "or tol.",
-                SolverWarning,
-                stacklevel=3,
-            )
+            warnings.warn(f"SDPMMC(solver='lowrank') stopped after {info['n_iter']} iterations "
+                          f"(max_iter={self.max_iter}) with certified relative gap {info['rel_gap']:.3g} > "
+                          f"tol={self.tol:g} (SDP value in [{lower:.6g}, {info['upper']:.6g}]): M_ is not "
+                          "optimal. Increase max_iter or tol.", SolverWarning, stacklevel=3)
         alpha = info.pop("alpha")
         info.update(solver="lowrank", status="optimal" if info["converged"] else "max_iter")
         return M, alpha, info, lower
@@ -694,21 +608,14 @@ class SDPMMC(ClusterMixin, BaseEstimator):
     def _solve_cvxpy(self, K, l):
         """``solver="cvxpy"``: ``(M, alpha, info, delta or a certified lower bound)``."""
         n = K.shape[0]
-        self.M_factor_ = None
-        self.duality_gap_ = None
+        self.M_factor_ = self.duality_gap_ = None
         if n > _SLOW_CVXPY_N:
-            warnings.warn(
-                f"SDPMMC(solver='cvxpy'): the SDP has n(n+1)/2 = {n * (n + 1) // 2:,} "
-                f"unknowns for n_samples={n}; the cvxpy back end takes minutes to hours "
-                f"(and about {format_bytes(self.memory_bytes(n))}). Use solver='lowrank' or "
-                "fewer samples.",
-                UserWarning,
-                stacklevel=3,
-            )
-        sol = solve_sdp_mmc(
-            K, self.C, self.balance, cvxpy_solver=self.cvxpy_solver,
-            solver_options=self.solver_options, warn=False,
-        )
+            warnings.warn(f"SDPMMC(solver='cvxpy'): the SDP has n(n+1)/2 = {n * (n + 1) // 2:,} unknowns "
+                          f"for n_samples={n}; the cvxpy back end takes minutes to hours (and about "
+                          f"{format_bytes(self.memory_bytes(n))}). Use solver='lowrank' or fewer samples.",
+                          UserWarning, stacklevel=3)
+        sol = solve_sdp_mmc(K, self.C, self.balance, cvxpy_solver=self.cvxpy_solver,
+                            solver_options=self.solver_options, warn=False)
         objective = sol.delta
         if sol.info["status"] != "optimal":
             objective = self._certify_early_stop(K, sol, l)
@@ -716,12 +623,9 @@ class SDPMMC(ClusterMixin, BaseEstimator):
 
     def _certify_early_stop(self, K, sol, l):
         """Certified lower bound when the cvxpy back end stopped early, with the warning."""
-        st = sol.info
-        n = K.shape[0]
-        box = np.inf if self.C is None else float(self.C)
-        alpha = np.clip(np.nan_to_num(sol.alpha, nan=0.0), 0.0, box)
+        st, d = sol.info, sol.duals
+        alpha = np.clip(np.nan_to_num(sol.alpha, nan=0.0), 0.0, np.inf if self.C is None else float(self.C))
         V, _ = _unit_rows(_psd_factor(sol.M))
-        d = sol.duals
         lam = None
         if d.get("balance_upper") is not None and d.get("balance_lower") is not None:
             lam = np.nan_to_num(d["balance_upper"] - d["balance_lower"])
@@ -729,16 +633,12 @@ class SDPMMC(ClusterMixin, BaseEstimator):
         if lam is not None:  # the bound holds for any lam: keep the better of the two
             lower = max(lower, sdp_lower_bound(K, alpha, l, V=V)[0])
         limit = "max_iters" if st["solver"].upper() == "SCS" else "max_iter"
-        warnings.warn(
-            f"SDPMMC: the cvxpy back end {st['solver']} stopped early (status "
-            f"'{st['status']}' after {st['n_iter']} iterations); its value delta = "
-            f"{sol.delta:.6g} is not the SDP value and not a lower bound. objective_ is the "
-            f"certified lower bound {lower:.6g} instead (n = {n}); the labels come from an "
-            f"unconverged M. Allow more iterations (solver_options={{{limit!r}: ...}}) or try "
-            "solver='lowrank'.",
-            SolverWarning,
-            stacklevel=4,
-        )
+        warnings.warn(f"SDPMMC: the cvxpy back end {st['solver']} stopped early (status '{st['status']}' "
+                      f"after {st['n_iter']} iterations); its value delta = {sol.delta:.6g} is not the SDP "
+                      f"value and not a lower bound. objective_ is the certified lower bound {lower:.6g} "
+                      f"instead (n = {K.shape[0]}); the labels come from an unconverged M. Allow more "
+                      f"iterations (solver_options={{{limit!r}: ...}}) or try solver='lowrank'.",
+                      SolverWarning, stacklevel=4)
         return lower
 
     def _check_balance_decided(self, l):
@@ -748,40 +648,28 @@ class SDPMMC(ClusterMixin, BaseEstimator):
         if self.balance_decided_ < BALANCE_WARN_FRACTION * n:
             return
         sizes = sorted(np.bincount(self.labels_, minlength=2).tolist())
-        warnings.warn(
-            f"SDPMMC: the balance bound |N+ - N-| <= floor(balance n) = {l} "
-            f"(balance={self.balance:g}) decided the split: the leading eigenvector of M_ "
-            f"points to clusters of sizes {free_sizes}, and meeting the bound moves "
-            f"{self.balance_decided_} of {n} samples from that sign (the returned clusters, "
-            f"{self.rounding_} rounding, have sizes {sizes}). If the clusters "
-            "may differ in size, raise balance (balance=0.5 allows sizes 1:3; 1.0 "
-            "removes the bound) or choose it without labels: LabelFreeSearch(SDPMMC(), "
-            "{'balance': [0.1, 0.3, 0.5]}, criterion='transfer_stability').fit(X) "
-            "(mmcedu.model_selection).",
-            BalanceWarning,
-            stacklevel=3,
-        )
+        warnings.warn(f"SDPMMC: the balance bound |N+ - N-| <= floor(balance n) = {l} (balance="
+                      f"{self.balance:g}) decided the split: the leading eigenvector of M_ points to "
+                      f"clusters of sizes {free_sizes}, and meeting the bound moves "
+                      f"{self.balance_decided_} of {n} samples from that sign (the returned clusters, "
+                      f"{self.rounding_} rounding, have sizes {sizes}). If the clusters may differ in "
+                      "size, raise balance (balance=0.5 allows sizes 1:3; 1.0 removes the bound) or choose "
+                      "it without labels: LabelFreeSearch(SDPMMC(), {'balance': [0.1, 0.3, 0.5]}, "
+                      "criterion='transfer_stability').fit(X) (mmcedu.model_selection).",
+                      BalanceWarning, stacklevel=3)
 
     def _fit_identical(self, K, n):
         """All samples identical: one cluster, no solve."""
-        warnings.warn(
-            f"SDPMMC: all {n} samples are identical (for the kernel): there is no "
-            "cluster structure and every split has the same objective; every sample is put "
-            "in cluster 0 (n_clusters_=1).",
-            DegenerateDataWarning,
-            stacklevel=3,
-        )
-        C = np.inf if self.C is None else float(self.C)
+        warnings.warn(f"SDPMMC: all {n} samples are identical (for the kernel): there is no cluster "
+                      "structure and every split has the same objective; every sample is put in cluster 0 "
+                      "(n_clusters_=1).", DegenerateDataWarning, stacklevel=3)
         self.labels_ = np.zeros(n, dtype=int)
         self.n_clusters_ = 1
         self.M_ = np.ones((n, n))
-        self.M_factor_ = None
-        self.duality_gap_ = None
+        self.M_factor_ = self.duality_gap_ = self.rounding_ = None
         self.objective_ = self.labeling_objective_ = float(svm_dual_objective(K, np.ones(n), self.C))
-        self.dual_coef_ = np.full(n, C)
+        self.dual_coef_ = np.full(n, np.inf if self.C is None else float(self.C))
         self.kernel_matrix_ = K
         self.solver_info_ = {"solver": None, "status": "identical samples", "n_iter": 0}
-        self.n_iter_ = 0
-        self.balance_decided_ = 0
-        self.rounding_ = None
+        self.n_iter_ = self.balance_decided_ = 0
         return self

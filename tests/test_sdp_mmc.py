@@ -14,13 +14,12 @@ from mmcedu.exceptions import SolverError, SolverWarning
 from mmcedu.kernels import center_kernel, rbf_kernel
 from mmcedu.metrics import clustering_error
 from mmcedu.sdp_mmc import (
-    brute_force_mmc,
     eigenvector_rounding,
-    kkt_residuals,
     randomized_rounding,
     solve_sdp_mmc,
     svm_dual_objective,
 )
+from mmcedu_lab.sdp_mmc import brute_force_mmc, kkt_residuals
 
 ACCURATE = {"cvxpy_solver": "CLARABEL"}  # interior point: tight duals on tiny problems
 

@@ -16,6 +16,8 @@ SCS, randomized rounding (100 random hyperplanes, best by the exact objective).
   n = 80, about 10 minutes on one core.
 
 :func:`scaling` measures the time and peak memory of one SDP solve against ``n``.
+:func:`brute_force_mmc` (the exact optimum of tiny problems) and :func:`kkt_residuals` (the
+optimality conditions of a cvxpy solution) are the oracles of chapter 02 and the tests.
 """
 
 from __future__ import annotations
@@ -24,16 +26,18 @@ import warnings
 
 import numpy as np
 
+from mmcedu.balance import balanced_labelings, max_imbalance
 from mmcedu.kernels import center_kernel, gamma_grid, rbf_kernel
 from mmcedu.metrics import clustering_error
-from mmcedu.sdp_mmc import SDPMMC, solve_sdp_mmc
+from mmcedu.sdp_mmc import SDPMMC, solve_sdp_mmc, svm_dual_objective
 
 from . import measure as _measure
 from .cache import cached
 from .parallel import map_tasks
 from .registry import PAPER, PaperTable, load, stand_in
 
-__all__ = ["DATA_SETS", "SCALING_GAMMA", "protocol", "sdp_mmc_table1", "scaling", "TABLES"]
+__all__ = ["DATA_SETS", "SCALING_GAMMA", "protocol", "sdp_mmc_table1", "scaling", "brute_force_mmc",
+           "kkt_residuals", "TABLES"]
 
 _SOURCE = "valizadegan2006gmmc"
 #: The data sets of Table 1 with an MMC number (the paper's names).
@@ -150,6 +154,91 @@ def scaling(sizes, *, methods=None, max_n=None, max_seconds=np.inf, repeats=1, m
         sizes, chosen, make_data, max_n=max_n, max_seconds=max_seconds, repeats=repeats,
         memory=memory, describe=describe, warm_up=8, progress=progress,
     )
+
+
+def brute_force_mmc(K, C=1.0, balance=0.1):
+    """Maximum margin clustering by enumeration: ``min omega(y)`` over balanced labelings.
+
+    Enumerates every ``y`` with ``y_1 = +1`` and ``|e^T y| <= floor(balance n)``
+    (:func:`mmcedu.balance.balanced_labelings`), so only for tiny ``n`` (at most 20).
+
+    Returns
+    -------
+    y : ndarray of int in {-1, +1}, the best labeling
+    omega : float, its objective ``svm_dual_objective(K, y, C)``
+    """
+    K = np.asarray(K, dtype=float)
+    n = K.shape[0]
+    l = max_imbalance(n, balance)
+    best_y, best = None, np.inf
+    for y in balanced_labelings(n, l):
+        if np.all(y == y[0]):
+            continue  # one cluster only
+        w = svm_dual_objective(K, y, C)
+        if w < best:
+            best_y, best = y, w
+    if best_y is None:
+        raise ValueError(f"No balanced labeling of n={n} points into two clusters exists.")
+    return best_y, float(best)
+
+
+def kkt_residuals(K, sol):
+    """KKT residuals of an :class:`mmcedu.sdp_mmc.SDPSolution` (solved without ``fix_M``), from cvxpy's duals.
+
+    With dual matrices ``Z`` (block constraint) and ``W`` (``M`` PSD), multipliers ``s``
+    (``diag(M) = e``, cvxpy's sign), ``lam_up, lam_lo >= 0`` (balance rows), ``eta``
+    (``mu >= 0``) and ``xi`` (``nu >= 0``), the Lagrangian's stationarity conditions are
+
+    * delta: ``Z[n, n] = 1``;
+    * mu: ``eta = 2 alpha``; nu: ``xi = 2 (C e - alpha)``, with ``alpha = -Z[:n, n]``;
+    * M: ``W = Diag(s) - (Z[:n,:n] o K) + (lam e^T + e lam^T) / 2``, ``lam = lam_up - lam_lo``;
+
+    and complementary slackness is ``S Z = 0``, ``M W = 0``, ``lam_up o (l e - M e) = 0``,
+    ``lam_lo o (l e + M e) = 0``, ``eta o mu = 0``, ``xi o nu = 0``. The dual objective is
+    ``2 alpha^T e - e^T s - l e^T (lam_up + lam_lo)`` and equals ``delta`` at the optimum.
+
+    Returns
+    -------
+    dict of non-negative floats (all near 0 at an accurate solution): ``gap`` (primal minus
+    dual objective, relative), ``stationarity_*``, ``compl_*`` (complementary slackness),
+    ``dual_feasibility`` (most negative eigenvalue / entry of the duals).
+    """
+    K = np.asarray(K, dtype=float)
+    n = K.shape[0]
+    d = sol.duals
+    e = np.ones(n)
+    Z, W, t = d["block"], d["M_psd"], d["diag"]
+    lam_up, lam_lo, eta = d["balance_upper"], d["balance_lower"], d["mu"]
+    M, l = sol.M, sol.l
+    a = -Z[:n, n]
+    g = e + sol.mu - (0 if sol.nu is None else sol.nu)
+    corner = sol.delta - (0 if sol.nu is None else 2.0 * sol.C * sol.nu.sum())
+    S = np.block([[K * M, g[:, None]], [g[None, :], np.array([[corner]])]])
+    lam = lam_up - lam_lo
+    W_pred = np.diag(t) - Z[:n, :n] * K + (np.outer(lam, e) + np.outer(e, lam)) / 2.0
+    rowsum = M @ e
+    dual_obj = 2.0 * a.sum() - t.sum() - l * (lam_up.sum() + lam_lo.sum())
+    scale = max(1.0, abs(sol.delta))
+    out = {
+        "gap": float(abs(sol.delta - dual_obj) / scale),
+        "stationarity_delta": float(abs(Z[n, n] - 1.0)),
+        "stationarity_mu": float(np.max(np.abs(eta - 2.0 * a))),
+        "stationarity_M": float(np.max(np.abs(W - W_pred))),
+        "compl_block": float(np.linalg.norm(S @ Z)) / scale,
+        "compl_M": float(np.linalg.norm(M @ W)) / scale,
+        "compl_balance": float(np.max(np.abs(lam_up * (l - rowsum))) + np.max(np.abs(lam_lo * (l + rowsum)))),
+        "compl_mu": float(np.max(np.abs(eta * sol.mu))),
+        "dual_feasibility": float(
+            max(0.0, -np.linalg.eigvalsh(Z)[0], -np.linalg.eigvalsh(W)[0], -lam_up.min(),
+                -lam_lo.min(), -eta.min())
+        ),
+    }
+    if sol.nu is not None:
+        xi = d["nu"]
+        out["stationarity_nu"] = float(np.max(np.abs(xi - 2.0 * (sol.C * e - a))))
+        out["compl_nu"] = float(np.max(np.abs(xi * sol.nu)))
+        out["dual_feasibility"] = max(out["dual_feasibility"], float(-xi.min()))
+    return out
 
 
 TABLES = {"sdp_mmc_table1": sdp_mmc_table1}
