@@ -1,11 +1,18 @@
-"""Unsupervised multi-class regularized least squares clustering (UMC-RLS): the estimator.
+"""Unsupervised multi-class regularized least squares clustering (UMC-RLS).
 
-Pahikkala, Airola, Gieseke and Kramer (2012), "Unsupervised multi-class regularized least
-squares classification". :class:`UMCRLS` minimises the summed cost of k one-vs-all regularized
-least squares classifiers over the labellings by hill climbing. The formulas and the three
-searches on a kernel matrix (:func:`hat_matrix`, :func:`rls_cost`, :func:`umc_objective`,
-:func:`flip_delta`, :func:`shaking_alpha`, :func:`low_rank_hat_factor`, :func:`run_search`)
-are defined in ``mmcedu._umc_rls_search`` and exported here.
+Pahikkala, Airola, Gieseke and Kramer (2012). A labelling c of n samples into k clusters
+defines one +-1 vector per cluster, ``p_h(c)_i = +1 if c_i = h else -1`` (eq. 8). The cost of
+the best regularized least squares (RLS) fit to a +-1 vector y is (eq. 7; Lemma 1, corrected)
+
+    F(y) = ||y - K a||^2 + lambda a^T K a = n - y^T R y,   a = (K + lambda I)^-1 y,
+    R = K (K + lambda I)^-1 = V diag(s / (s + lambda)) V^T                        (eq. 12)
+
+with K = V diag(s) V^T, and :class:`UMCRLS` minimises ``Q(c) = sum_h F(p_h(c))`` (eq. 10) by
+hill climbing. With the caches ``t_h = R p_h``, moving sample j from cluster a to d != a
+changes Q by ``Delta(j, d) = 4 (t_a[j] - t_d[j]) - 8 R_jj`` (eq. 13), in O(1), and updates
+``t_a -= 2 R_j``, ``t_d += 2 R_j`` in O(n). For a rank-r kernel K = Phi Phi^T (n x r),
+R = L L^T with ``L = Phi U (S + lambda I)^-1/2`` (Phi^T Phi = U S U^T): the caches
+``g_h = L^T p_h`` cost O(r) per move and the n scores O(n r k), with no n x n matrix.
 """
 
 from __future__ import annotations
@@ -22,28 +29,6 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._umc_rls_search import (
-    _BLOCK_ENTRIES,
-    _class_vectors,
-    _dense_hat,
-    _ExactScorer,
-    _hat_factor_inplace,
-    _hat_from_eig,
-    _held_clusters,
-    _initial_labels,
-    _LowRankScorer,
-    _row_blocks,
-    _run,
-    _shrinkage,
-    _stochastic,
-    flip_delta,
-    hat_matrix,
-    low_rank_hat_factor,
-    rls_cost,
-    run_search,
-    shaking_alpha,
-    umc_objective,
-)
 from ._validation import (
     all_identical,
     check_finite_result,
@@ -53,13 +38,21 @@ from ._validation import (
     format_bytes,
     warn_degenerate_kernel,
 )
-from .balance import BALANCE_WARN_FRACTION
+from .balance import BALANCE_WARN_FRACTION, _check_int
 from .exceptions import BalanceWarning, ClusterCountWarning, DegenerateDataWarning
-from .kernels import check_kernel_matrix, gamma_grid, kernel_matrix, median_gamma, rbf_kernel
+from .kernels import (
+    _check_positive,
+    _check_square,
+    check_kernel_matrix,
+    gamma_grid,
+    kernel_matrix,
+    median_gamma,
+    rbf_kernel,
+)
 from .metrics import permutation_mean_quadratic
 
-__all__ = ["UMCRLS", "LABEL_FREE_OCTAVES", "hat_matrix", "low_rank_hat_factor", "rls_cost",
-           "umc_objective", "flip_delta", "shaking_alpha", "run_search"]
+__all__ = ["UMCRLS", "LABEL_FREE_OCTAVES", "hat_matrix", "low_rank_hat_factor", "shaking_alpha",
+           "run_search"]
 
 #: Octaves j of the label-free width grid ``gamma = 2^j gamma_0`` (``gamma_0`` the median
 #: heuristic) of :meth:`UMCRLS.label_free_rule`.
@@ -71,6 +64,507 @@ _MAX_BATCHES = 64
 _DENSE_SLOW_N = 10_000
 # Algorithms 1-2 on the low-rank path warn from this n on (about n moves of O(n r k) each).
 _LOW_RANK_DESCENT_SLOW_N = 20_000
+# Algorithms 1 and 2 accept a move only when it lowers Q by more than this.
+_TOL = 1e-9
+# Entries of an n x r array handled at once (blocks of rows; bounds the temporaries).
+_BLOCK_ENTRIES = 2**20
+
+
+# --- the formulas --------------------------------------------------------------------------
+
+
+def _check_alpha(alpha):
+    return _check_positive(alpha, "alpha (the paper's lambda)")
+
+
+def _row_blocks(n, width):
+    """Slices of rows covering 0..n, each of at most ``_BLOCK_ENTRIES / width`` rows."""
+    step = max(1, _BLOCK_ENTRIES // max(width, 1))
+    return [slice(st, st + step) for st in range(0, n, step)]
+
+
+def _shrinkage(s, alpha):
+    """The eigenvalues ``s / (s + alpha)`` of R for the eigenvalues s of K (clipped at 0)."""
+    sc = np.clip(s, 0.0, None)
+    return sc / (sc + alpha)
+
+
+def _dense_hat(K, alpha):
+    """``(R, s)``: R and the eigenvalues s of K (unclipped); 16 n^2 bytes besides K."""
+    s, V = eigh(K, check_finite=False)
+    return _hat_from_eig(s, V, alpha), s
+
+
+def _hat_from_eig(s, V, alpha):
+    """R = V diag(s / (s + alpha)) V^T; V is scaled in place (one more n x n array, R)."""
+    V *= np.sqrt(_shrinkage(s, alpha))
+    return V @ V.T
+
+
+def hat_matrix(K, alpha):
+    """R = K (K + alpha I)^-1 = V diag(s / (s + alpha)) V^T (eq. 12), alpha the paper's lambda.
+
+    Eigenvalues of K below zero (round-off) are clipped to zero. Memory: 16 n^2 bytes besides K.
+    """
+    alpha = _check_alpha(alpha)
+    return _dense_hat(_check_square(K), alpha)[0]
+
+
+def _hat_factor_inplace(Phi, alpha):
+    """Overwrite Phi (n x r, float32 or float64) with L = Phi U (S + alpha I)^-1/2.
+
+    ``Phi^T Phi = U S U^T`` is accumulated block by block, and L replaces Phi block by
+    block, so no second n x r array exists. Returns ``S`` (the eigenvalues, clipped at 0).
+    """
+    blocks = _row_blocks(*Phi.shape)
+    PtP = np.zeros((Phi.shape[1], Phi.shape[1]))
+    for rows in blocks:
+        B = np.asarray(Phi[rows], dtype=np.float64)
+        PtP += B.T @ B
+    S, U = np.linalg.eigh(PtP)
+    S = np.clip(S, 0.0, None)
+    M = U / np.sqrt(S + alpha)
+    for rows in blocks:
+        Phi[rows] = np.asarray(Phi[rows], dtype=np.float64) @ M
+    return S
+
+
+def low_rank_hat_factor(Phi, alpha):
+    """L (n x r, a new float64 array) with L L^T = R = K (K + alpha I)^-1 for K = Phi Phi^T.
+
+    ``L = Phi U (S + alpha I)^-1/2`` with Phi^T Phi = U S U^T (push-through identity), O(n r^2).
+    """
+    alpha = _check_alpha(alpha)
+    L = np.array(Phi, dtype=float)
+    if L.ndim != 2:
+        raise ValueError(f"Phi must be a 2-D (n, r) factor; got shape {L.shape}.")
+    _hat_factor_inplace(L, alpha)
+    return L
+
+
+def _class_vectors(labels, n_clusters):
+    """The k vectors p_h(c) of eq. (8) as the columns of an n x k matrix of +-1."""
+    labels = np.asarray(labels)
+    P = -np.ones((labels.shape[0], n_clusters))
+    P[np.arange(labels.shape[0]), labels] = 1.0
+    return P
+
+
+def _check_labels(labels, n_clusters, n=None):
+    labels = np.asarray(labels)
+    if labels.ndim != 1 or (n is not None and labels.shape[0] != n):
+        raise ValueError(f"labels must be a 1-D array of {n or 'n'} cluster indices; got shape "
+                         f"{labels.shape}.")
+    if labels.size and not np.issubdtype(labels.dtype, np.integer):
+        if not np.all(np.equal(np.mod(labels, 1), 0)):
+            raise ValueError("labels must be integers 0..n_clusters-1.")
+    labels = labels.astype(np.intp)
+    if labels.size and (labels.min() < 0 or labels.max() >= n_clusters):
+        raise ValueError(f"labels must lie in 0..n_clusters-1 = 0..{n_clusters - 1}; got values "
+                         f"from {labels.min()} to {labels.max()}. Pass n_clusters > max(labels) "
+                         "or relabel.")
+    return labels
+
+
+def shaking_alpha(n, n_clusters, i, size):
+    """Points cluster d claims in round i of Algorithm 3 (eq. 11), never negative.
+
+    alpha = floor(n / (2^i k) + n / k - |{h : c_h = d}|), computed in exact integer
+    arithmetic as floor(n (1 + 2^i) / (2^i k)) - size, and clipped to [0, n - size].
+    """
+    for name, v, low in (("n", n, 0), ("n_clusters", n_clusters, 1), ("i", i, 0), ("size", size, 0)):
+        _check_int(v, f"shaking_alpha: {name}", low)
+    if size > n:
+        raise ValueError(f"shaking_alpha: size={size} exceeds n={n}.")
+    a = (n * (1 + 2**i)) // (2**i * n_clusters) - size
+    return int(min(max(a, 0), n - size))
+
+
+# --- scorers: Delta(j, d) and moves; a scorer shares the label vector ``c`` it was given -----
+
+
+class _Scorer:
+    """Bookkeeping shared by the scorers: labels, cluster sizes, counts, frozen samples.
+
+    ``counts``: ``"scores"`` values Delta(j, d) computed; ``"evaluations"`` calls that
+    computed a batch of them; ``"cache_updates"`` cache entries changed by moves.
+    With ``keep_nonempty`` a sample that is alone in its cluster is frozen (no candidate).
+    """
+
+    max_chunk = 4096
+
+    def __init__(self, c, k, keep_nonempty=False):
+        self.c, self.n, self.k = c, c.shape[0], k
+        self.sizes = np.bincount(c, minlength=k).astype(np.intp)
+        self.keep_nonempty = bool(keep_nonempty)
+        self.counts = {"scores": 0, "evaluations": 0, "cache_updates": 0}
+        self._ar = np.arange(self.n)
+
+    def _frozen(self, cj):
+        return self.sizes[cj] <= 1
+
+    def _relabel(self, js, d):
+        np.subtract.at(self.sizes, self.c[js], 1)
+        self.sizes[d] += len(js)
+        self.c[js] = d
+
+    def _finish_to(self, delta, d):
+        delta[self.c == d] = np.inf
+        if self.keep_nonempty:
+            delta[self._frozen(self.c)] = np.inf
+        self.counts["evaluations"] += 1
+        self.counts["scores"] += self.n - int(self.sizes[d])
+        return delta
+
+    def _finish_rows(self, D, js, cj):
+        D[np.arange(len(js)), cj] = 0.0
+        if self.keep_nonempty:
+            D[self._frozen(cj)] = 0.0
+        self.counts["evaluations"] += 1
+        self.counts["scores"] += len(js) * (self.k - 1)
+        return D
+
+    def copy(self):
+        """An independent scorer at the same labels (the big arrays R, L, K are shared)."""
+        twin = object.__new__(type(self))
+        twin.__dict__.update(self.__dict__)
+        twin.c, twin.sizes, twin.counts = self.c.copy(), self.sizes.copy(), dict(self.counts)
+        for name in ("T", "G"):
+            if hasattr(self, name):
+                setattr(twin, name, getattr(self, name).copy())
+        return twin
+
+    def delta_all(self):
+        return self.delta_rows(self._ar)
+
+    def move_many(self, js, d):
+        for j in np.asarray(js):
+            self.move(int(j), d)
+
+
+class _ExactScorer(_Scorer):
+    """Caches t_h = R p_h (rows of T, k x n). Delta in O(1), a move in O(n)."""
+
+    def __init__(self, R, c, k, keep_nonempty=False):
+        super().__init__(c, k, keep_nonempty)
+        self.R, self.diag = R, np.diag(R).copy()
+        self.T = _class_vectors(c, k).T @ R  # row h: t_h = R p_h (R symmetric)
+
+    def delta_to(self, d):
+        own = self.T[self.c, self._ar]
+        return self._finish_to(4.0 * (own - self.T[d]) - 8.0 * self.diag, d)
+
+    def delta_rows(self, js):
+        cj = self.c[js]
+        t = self.T[:, js]
+        own = t[cj, np.arange(len(js))]
+        D = (4.0 * (own[None, :] - t) - 8.0 * self.diag[js][None, :]).T
+        return self._finish_rows(D, js, cj)
+
+    def move(self, j, d):
+        Rj = self.R[j]
+        self.T[self.c[j]] -= 2.0 * Rj
+        self.T[d] += 2.0 * Rj
+        self._relabel([j], d)
+        self.counts["cache_updates"] += 2 * self.n
+
+    def objective(self):
+        P = _class_vectors(self.c, self.k).T
+        return float(self.k * self.n - np.sum(P * self.T))
+
+
+class _LowRankScorer(_Scorer):
+    """R = L L^T; caches g_h = L^T p_h (columns of G, r x k). A move costs O(r).
+
+    ``L`` may be float32 (half the memory traffic of the O(n r k) product ``L G``); ``G`` and
+    the row norms R_jj stay float64.
+    """
+
+    def __init__(self, L, c, k, keep_nonempty=False):
+        super().__init__(c, k, keep_nonempty)
+        self.L, self.diag, self.G = L, np.empty(self.n), np.zeros((L.shape[1], k))
+        for rows in _row_blocks(self.n, L.shape[1]):  # float64, no n x r float64 copy
+            B = np.asarray(L[rows], dtype=np.float64)
+            self.diag[rows] = np.einsum("ij,ij->i", B, B)
+            self.G += B.T @ _class_vectors(c[rows], k)
+
+    def delta_to(self, d):
+        T = self.L @ self.G.astype(self.L.dtype, copy=False)  # n x k, column h is t_h
+        own = np.take_along_axis(T, self.c[:, None], axis=1)[:, 0]
+        return self._finish_to(4.0 * (own.astype(np.float64) - T[:, d]) - 8.0 * self.diag, d)
+
+    def delta_rows(self, js):
+        cj = self.c[js]
+        t = np.empty((len(js), self.k))
+        for rows in _row_blocks(len(js), self.L.shape[1]):  # float64 rows of L
+            t[rows] = np.asarray(self.L[js[rows]], dtype=np.float64) @ self.G
+        own = t[np.arange(len(js)), cj]
+        return self._finish_rows(4.0 * (own[:, None] - t) - 8.0 * self.diag[js][:, None], js, cj)
+
+    def move(self, j, d):
+        Lj = np.asarray(self.L[j], dtype=np.float64)
+        self.G[:, self.c[j]] -= 2.0 * Lj
+        self.G[:, d] += 2.0 * Lj
+        self._relabel([j], d)
+        self.counts["cache_updates"] += 2 * self.L.shape[1]
+
+    def move_many(self, js, d):
+        js = np.asarray(js)
+        src = self.c[js]
+        for a in np.unique(src):
+            self.G[:, a] -= 2.0 * self.L[js[src == a]].sum(axis=0, dtype=np.float64)
+        self.G[:, d] += 2.0 * self.L[js].sum(axis=0, dtype=np.float64)
+        self._relabel(js, d)
+        self.counts["cache_updates"] += 2 * self.L.shape[1] * (np.unique(src).size + 1)
+
+    def objective(self):
+        return float(self.k * self.n - np.sum(self.G**2))
+
+
+# --- Algorithms 1-3, written once against the scorer interface ------------------------------
+
+
+def _stochastic(scorer, on_move, max_iter, steps=0):
+    """Algorithm 1: sweep j = 1..n, move j to argmin_d S(c, j, d) when that lowers Q.
+
+    The scores of a chunk of consecutive samples are computed at once; the first sample of
+    the chunk with an improving move is moved and the sweep resumes after it, so the moves
+    are exactly those of the one-sample-at-a-time sweep.
+    """
+    chunk = 1
+    while True:
+        moved, j0 = False, 0
+        while j0 < scorer.n:
+            js = np.arange(j0, min(j0 + chunk, scorer.n))
+            D = scorer.delta_rows(js)
+            hit = np.flatnonzero(D.min(axis=1) < -_TOL)  # erratum: "if c_j = d": "c_j != d"
+            if hit.size == 0:
+                j0, chunk = int(js[-1]) + 1, min(2 * chunk, scorer.max_chunk)
+                continue
+            i = int(hit[0])
+            j, d = int(js[i]), int(np.argmin(D[i]))
+            if on_move is not None:
+                on_move(j, d, float(D[i, d]))
+            scorer.move(j, d)
+            steps, moved = steps + 1, True
+            if steps >= max_iter:
+                return steps, False
+            j0, chunk = j + 1, max(1, min(chunk, scorer.max_chunk) // 4)
+        if not moved:
+            return steps, True
+
+
+def _steepest(scorer, on_move, max_iter, steps=0):
+    """Algorithm 2: make the single best move (j, d) while it lowers Q."""
+    while steps < max_iter:
+        D = scorer.delta_all()
+        j, d = divmod(int(np.argmin(D)), scorer.k)
+        if not D[j, d] < -_TOL:
+            return steps, True
+        if on_move is not None:
+            on_move(j, d, float(D[j, d]))
+        scorer.move(j, d)
+        steps += 1
+    return steps, False
+
+
+def _best_claims(scorer, delta, b):
+    """The b samples with the smallest finite ``delta`` (a claim of cluster d).
+
+    With ``keep_nonempty`` no claim takes the last sample of a cluster: a cluster of size m
+    gives at most m - 1 samples to one batch.
+    """
+    finite = int(np.count_nonzero(np.isfinite(delta)))
+    b = min(b, finite)
+    if b == 0:
+        return np.empty(0, dtype=np.intp)
+    js = np.argpartition(delta, b - 1)[:b]
+    cap = scorer.sizes - 1
+    if not scorer.keep_nonempty or np.all(np.bincount(scorer.c[js], minlength=scorer.k) <= cap):
+        return js
+    out = []
+    for j in np.argsort(delta, kind="stable")[:finite]:
+        if cap[scorer.c[j]] > 0:
+            cap[scorer.c[j]] -= 1
+            out.append(j)
+            if len(out) == b:
+                break
+    return np.asarray(out, dtype=np.intp)
+
+
+def _claim(scorer, d, b, on_move):
+    """Cluster d claims the b samples whose moves to d cost least; returns how many it took."""
+    delta = scorer.delta_to(d)
+    if b == 1:
+        j = int(np.argmin(delta))
+        if not np.isfinite(delta[j]):
+            return 0  # every other sample is the last of its cluster
+        if on_move is not None:
+            on_move(j, d, float(delta[j]))
+        scorer.move(j, d)
+        return 1
+    js = _best_claims(scorer, delta, b)
+    if on_move is not None:
+        for j in js:
+            on_move(int(j), d, float(delta[j]))
+    if js.size:
+        scorer.move_many(js, d)
+    return js.size
+
+
+def _shaking(scorer, n_rounds, on_move, on_claim, max_batches, max_iter, steps=0):
+    """Algorithm 3: in rounds i = 0..s every cluster d claims alpha (eq. 11) points.
+
+    Each claimed point is the steepest move towards d among the points outside d
+    (erratum: "d = c_j" must read "c_j != d"); the move is made even when Q rises.
+    """
+    for i in range(n_rounds + 1):
+        for d in range(scorer.k):
+            remaining = shaking_alpha(scorer.n, scorer.k, i, int(scorer.sizes[d]))
+            batch = 1 if max_batches is None else max(1, -(-remaining // max_batches))
+            while remaining > 0 and steps < max_iter:
+                b = _claim(scorer, d, min(batch, remaining), on_move)
+                if b == 0:
+                    break
+                remaining -= b
+                steps += b
+            if on_claim is not None:
+                on_claim(i, d, scorer.c.copy())
+    return steps, steps < max_iter
+
+
+def _fill_empty(scorer, on_move):
+    """Every empty cluster claims the one sample whose move to it costs least."""
+    steps = 0
+    for d in range(scorer.k):
+        if scorer.sizes[d] == 0:
+            if _claim(scorer, d, 1, on_move) == 0:
+                break
+            steps += 1
+    return steps
+
+
+def _run(scorer, search, n_rounds, on_move=None, on_claim=None, max_batches=None, max_iter=None,
+         descent=False):
+    """Run one search on ``scorer``; returns ``(moves, converged, descent_moves)``."""
+    if max_iter is None:
+        max_iter = np.iinfo(np.int64).max
+    keep = scorer.keep_nonempty
+    if search == "shaking":
+        # the claims run as printed: a cluster emptied in the middle of the rounds claims
+        # again in the next round; only the end point is repaired
+        scorer.keep_nonempty = False
+        try:
+            steps, converged = _shaking(scorer, n_rounds, on_move, on_claim, max_batches, max_iter)
+        finally:
+            scorer.keep_nonempty = keep
+        if keep:
+            steps += _fill_empty(scorer, on_move)
+        if not (descent and converged):
+            return steps, converged, 0
+        total, converged = _stochastic(scorer, on_move, max_iter, steps)
+        return total, converged, total - steps
+    steps = _fill_empty(scorer, on_move) if keep else 0
+    if search == "steepest":
+        return (*_steepest(scorer, on_move, max_iter, steps), 0)
+    return (*_stochastic(scorer, on_move, max_iter, steps), 0)
+
+
+def _held_clusters(scorer):
+    """Clusters of one sample whose sample would lower Q by moving: only ``keep_nonempty``
+    keeps them (a diagnosis; not counted)."""
+    single = np.flatnonzero(scorer.sizes == 1)
+    if single.size == 0:
+        return []
+    js = np.flatnonzero(np.isin(scorer.c, single))
+    counts, keep = dict(scorer.counts), scorer.keep_nonempty
+    scorer.keep_nonempty = False
+    try:
+        D = scorer.delta_rows(js)
+    finally:
+        scorer.keep_nonempty, scorer.counts = keep, counts
+    return sorted(int(scorer.c[j]) for j, row in zip(js, D) if row.min() < -_TOL)
+
+
+def _initial_labels(n, k, random_state, init=None):
+    """Line 1 of Algorithms 1-3: c drawn uniformly from C^n (or a checked copy of ``init``)."""
+    if init is None:
+        return check_random_state(random_state).randint(k, size=n).astype(np.intp)
+    return _check_labels(init, k, n)
+
+
+def _search_result(scorer, search, n_rounds, **kw):
+    """Run :func:`_run` on ``scorer`` and return the dict of :func:`run_search`."""
+    n_iter, converged, descent_moves = _run(scorer, search, n_rounds, **kw)
+    counts = dict(scorer.counts)
+    return {"labels": scorer.c, "objective": scorer.objective(), "n_iter": int(n_iter),
+            "converged": bool(converged), "descent_moves": int(descent_moves), "counts": counts}
+
+
+def run_search(K, alpha, n_clusters, *, search="shaking", n_rounds=20, random_state=None, R=None,
+               L=None, init=None, on_move=None, on_claim=None, max_batches=None, max_iter=None,
+               keep_nonempty=False, descent=False):
+    """Run Algorithm 1, 2 or 3 on a kernel matrix (or on R, or on L) and report the run.
+
+    The defaults are the paper's algorithms as printed; :class:`UMCRLS` uses
+    ``keep_nonempty=True`` and, with shaking, ``descent=True``.
+
+    Parameters
+    ----------
+    K : ndarray of shape (n, n) or None
+        Kernel matrix; not needed when ``R`` or ``L`` is given.
+    alpha : float
+        The paper's lambda (> 0).
+    n_clusters : int
+    search : {"stochastic", "steepest", "shaking"}
+    n_rounds : int
+        The paper's s (Algorithm 3 runs rounds i = 0..s).
+    random_state : int, RandomState or None
+        Seed of the initial labelling; ``init`` (an array of int) overrides it.
+    R, L : ndarray, optional
+        A precomputed R (n x n) or low-rank factor L (R = L L^T, float64 or float32).
+    init : array of int, optional
+    on_move : callable(j, d, delta), optional
+        Called before every move with the change of Q it was predicted to make.
+    on_claim : callable(i, d, labels), optional
+        Algorithm 3: called after cluster d has claimed its points in round i.
+    max_batches : int, optional
+        Algorithm 3: claim in at most this many batches of the best-scoring points
+        (``None``: one point at a time, the paper's rule).
+    max_iter : int, optional
+        Stop after this many moves.
+    keep_nonempty : bool, default=False
+        Every empty cluster claims its cheapest sample (Algorithm 3, which runs as printed:
+        at its end), and Algorithms 1-2 make no move that empties a cluster.
+    descent : bool, default=False
+        Algorithm 3 only: then run Algorithm 1 from its end point to a local minimum.
+
+    Returns
+    -------
+    result : dict
+        ``labels``, ``objective`` (Q(c), eq. 10), ``n_iter`` (moves, the descent's included),
+        ``converged`` (a local minimum was reached; Algorithm 3 alone: the claims ended
+        before ``max_iter``), ``descent_moves`` and ``counts`` (``scores`` values
+        Delta(j, d) computed, ``evaluations`` batches of them, ``cache_updates`` cache
+        entries changed by moves).
+    """
+    if search not in ("stochastic", "steepest", "shaking"):
+        raise ValueError(f"search must be 'stochastic', 'steepest' or 'shaking', got {search!r}.")
+    k = _check_int(n_clusters, "n_clusters", 1)
+    if L is not None:
+        L = np.asarray(L)
+        make, M = _LowRankScorer, L if L.dtype in (np.float32, np.float64) else L.astype(np.float64)
+    elif R is not None or K is not None:
+        make, M = _ExactScorer, hat_matrix(K, alpha) if R is None else _check_square(R, "R")
+    else:
+        raise ValueError("Pass the kernel matrix K, or a hat matrix R, or a factor L.")
+    c = _initial_labels(M.shape[0], k, random_state, init)
+    return _search_result(make(M, c, k, keep_nonempty), search, n_rounds, on_move=on_move,
+                          on_claim=on_claim, max_batches=max_batches, max_iter=max_iter,
+                          descent=descent)
+
+
+# --- the estimator ---------------------------------------------------------------------------
 
 
 def _memory_bytes(n, n_clusters, n_components=None, itemsize=8, n_features=None, kernel="rbf"):
@@ -86,21 +580,22 @@ def _memory_bytes(n, n_clusters, n_components=None, itemsize=8, n_features=None,
     return int(b)
 
 
-def _check_psd(s, scale, n, what="precomputed kernel", tol=1e-8):
-    lam_min = float(np.min(s))
-    if lam_min < -tol * scale * n:
-        raise ValueError(f"The {what} is not positive semidefinite: its smallest eigenvalue is "
+def _check_psd(s, K):
+    """Refuse the precomputed kernel ``K`` when its smallest eigenvalue (in ``s``) is negative."""
+    lam_min, scale = float(np.min(s)), max(1.0, float(np.max(np.abs(K))))
+    if lam_min < -1e-8 * scale * K.shape[0]:
+        raise ValueError(f"The precomputed kernel is not positive semidefinite: its smallest eigenvalue is "
                          f"{lam_min:.3g} (relative {lam_min / scale:.3g}). Use a valid kernel, "
                          "or clip the negative eigenvalues to zero.")
 
 
-def _warn_tiny_alpha(alpha, s, who="UMCRLS"):
+def _warn_tiny_alpha(alpha, s):
     """R = I up to round-off when alpha is below the eigenvalues' round-off (n eps s_max)."""
     s_max = float(np.max(s)) if np.size(s) else 0.0
     noise = 100.0 * np.size(s) * np.finfo(float).eps * s_max
     if s_max > 0 and alpha < noise:
         warnings.warn(
-            f"{who}: alpha={alpha:.3g} is below the round-off of the kernel's eigenvalues "
+            f"UMCRLS: alpha={alpha:.3g} is below the round-off of the kernel's eigenvalues "
             f"(largest {s_max:.3g}, round-off ~{noise:.2g}): R = K (K + alpha I)^-1 is the "
             "identity up to round-off, every labelling has nearly the same cost and the "
             "labels are arbitrary. Use alpha in [2^-10, 2^-1] (the paper's range).",
@@ -112,17 +607,14 @@ def _warn_tiny_alpha(alpha, s, who="UMCRLS"):
 class UMCRLS(ClusterMixin, BaseEstimator):
     """Unsupervised multi-class regularized least squares clustering (UMC-RLS).
 
-    Finds labels ``c`` in {0..k-1}^n that minimise ``Q(c) = sum_h F(p_h(c))`` (eq. 10), the
-    summed cost of k one-vs-all regularized least squares classifiers trained on the +-1
-    vectors ``p_h(c)`` (eq. 8), by hill climbing with O(1) evaluation of every single-point
-    move (Appendix, eq. 13), as in Pahikkala et al. (2012) [1]_. Symbols: n samples,
-    k = ``n_clusters`` (the paper's |C|), lambda = ``alpha``, K the kernel matrix,
-    ``R = K (K + lambda I)^-1`` (eq. 12), ``F(y) = n - y^T R y`` (Lemma 1, corrected).
+    Finds labels c in {0..k-1}^n that minimise the summed cost ``Q(c) = sum_h (n - p_h^T R p_h)``
+    (eq. 10) of k one-vs-all RLS classifiers, by hill climbing with O(1) scores of single-point
+    moves, as in Pahikkala et al. (2012) [1]_; the mathematics is in :mod:`mmcedu.umc_rls`.
 
     Parameters
     ----------
     n_clusters : int, default=2
-        Number of clusters k.
+        Number of clusters k (the paper's |C|).
     alpha : float, default=0.125
         Regularization parameter lambda > 0 of eq. (3) (named as in ``KernelRidge``); the
         paper selects it from 2^-10..2^-1.
@@ -138,23 +630,20 @@ class UMCRLS(ClusterMixin, BaseEstimator):
         ``"stochastic"``: Algorithm 1 (Stoc-RLS); ``"steepest"``: Algorithm 2 (Steep-RLS);
         ``"shaking"``: Algorithm 3 (UMC-RLS), whose moves are made even when Q rises.
     n_rounds : int, default=20
-        The paper's s, the number of shakings: Algorithm 3 runs the rounds i = 0, 1, ..., s
-        (``search="shaking"`` only).
+        The paper's s, the number of shakings: Algorithm 3 runs the rounds i = 0, 1, ..., s.
     final_descent : bool, default=True
-        With ``search="shaking"``: after Algorithm 3, run Algorithm 1 until no single move
-        lowers Q. Algorithm 3 ends with every cluster at about n/k samples, in general not a
-        local minimum of Q; the descent keeps its basin but lets the sizes follow Q.
+        With ``search="shaking"``: then run Algorithm 1 until no single move lowers Q
+        (Algorithm 3 ends with every cluster near n/k samples, in general not a local minimum).
         ``False``: the paper's algorithm as printed.
     n_components : int, default=None
         Rank of a kernel approximation. ``None``: the exact R (memory about ``16 n^2`` bytes,
-        :meth:`memory_bytes`; time O(n^3)). An int r: a rank-r factor R = L L^T (Nystroem for
-        ``"rbf"``, truncated SVD for ``"linear"``, the r leading eigenvectors for
-        ``"precomputed"``); memory ``itemsize n r`` plus O(n k), time O(n r^2) for the factor
-        and O(n r k) per score evaluation. Algorithm 3 then claims points in at most 64
-        batches per claim (one at a time when a claim has <= 64 points).
+        time O(n^3)). An int r: a rank-r factor R = L L^T (Nystroem for ``"rbf"``, truncated
+        SVD for ``"linear"``, the r leading eigenvectors for ``"precomputed"``); memory
+        ``itemsize n r`` plus O(n k), time O(n r^2) plus O(n r k) per score evaluation.
+        Algorithm 3 then claims points in at most 64 batches per claim.
     dtype : {"float64", "float32"}, default="float64"
-        Type of the low-rank factor L: ``"float32"`` halves its memory and the memory traffic
-        of each score evaluation; the caches and Q stay float64. Ignored on the dense path.
+        Type of the low-rank factor L (``"float32"`` halves its memory); the caches and Q stay
+        float64. Ignored on the dense path.
     random_state : int, RandomState instance or None, default=None
         Seed of the initial labelling (line 1 of Algorithms 1-3) and the Nystroem landmarks.
 
@@ -166,16 +655,14 @@ class UMCRLS(ClusterMixin, BaseEstimator):
     objective_ : float
         Q(c) of eq. (10) (under the rank-r kernel when ``n_components`` is set).
     n_iter_ : int
-        Single-point moves made (the "steepest descent steps" of Fig. 5), the final
-        descent's included.
+        Single-point moves made, the final descent's included.
     converged_ : bool
         A single-move local minimum of Q was reached (Algorithm 3 without the final descent:
         its claims ended before the move limit).
     solver_info_ : dict
         ``"solver"`` (the search), ``"n_iter"``, ``"status"`` (``"converged"`` or
         ``"move limit"``), ``"n_descent_moves"`` (moves of the final descent) and
-        ``"n_evaluations"`` (batches of move scores computed: one claim step of Algorithm 3,
-        one chunk of Algorithm 1, one step of Algorithm 2; O(n r k) each on the low-rank path).
+        ``"n_evaluations"`` (batches of move scores computed).
     gamma_ : float or None
         The RBF parameter used (``None`` for the linear and precomputed kernels).
     n_features_in_ : int
@@ -187,12 +674,12 @@ class UMCRLS(ClusterMixin, BaseEstimator):
         all ones, or an ``alpha`` so small that R is the identity up to round-off.
     ClusterCountWarning
         Fewer distinct samples than ``n_clusters``, or a cluster of a single sample that only
-        the rule "every cluster is non-empty" keeps (Q would move that sample).
+        the rule "every cluster is non-empty" keeps.
     BalanceWarning
-        With ``final_descent=False``: a descent of Q from the end point of Algorithm 3 would
-        move more than 5 % of the samples (the claims of eq. 11 decided the sizes).
+        With ``final_descent=False``: a descent of Q from the end of Algorithm 3 would move
+        more than 5 % of the samples (the claims of eq. 11 decided the sizes).
     ConvergenceWarning
-        The search stopped at its move limit (100 n k + 1000 moves) before a local minimum.
+        The search stopped at its move limit (100 n k + 1000 moves).
     UserWarning
         A fit that will take minutes: the dense path from n = 10,000 on, Algorithms 1-2 on
         the low-rank path from n = 20,000 on.
@@ -213,15 +700,14 @@ class UMCRLS(ClusterMixin, BaseEstimator):
 
     Notes
     -----
-    Every search returns k non-empty clusters: Algorithms 1-2 and the final descent make no
-    move that empties a cluster, and a cluster left empty by the random start or by the end
-    of Algorithm 3 claims the sample whose move costs least.
+    Every search returns k non-empty clusters: no move of Algorithms 1-2 or the final descent
+    empties a cluster, and a cluster left empty (by the start or by Algorithm 3) claims the
+    sample whose move costs least.
 
     Clusters of very different sizes are a limitation of the *search*, not of Q: Algorithm
-    3's claims push every cluster towards n/k samples, and single-point moves do not undo
-    the split of a large cluster. When small clusters are expected, compare ``objective_``
-    with :func:`umc_objective` of a candidate labelling (k-means', say): a lower Q is a
-    better answer to the same problem.
+    3's claims push every cluster towards n/k samples. When small clusters are expected,
+    compare ``objective_`` with Q of a candidate labelling (``R`` from :func:`hat_matrix`):
+    a lower Q is a better answer to the same problem.
 
     Label-free rule (:meth:`label_free_rule`): the widths ``gamma = 2^j gamma_0``, j = -2..5
     (``gamma_0`` the median heuristic), chosen by transfer stability, near-ties (within 0.1)
@@ -277,9 +763,6 @@ class UMCRLS(ClusterMixin, BaseEstimator):
 
     def label_free_rule(self, X):
         """The recommended way to choose this estimator's parameters without labels, on ``X``.
-
-        The widths ``gamma = 2^j gamma_0``, j in :data:`LABEL_FREE_OCTAVES` (-2..5),
-        chosen by transfer stability; near-ties (within 0.1) go to :meth:`objective_contrast`.
 
         Returns
         -------
@@ -386,7 +869,7 @@ class UMCRLS(ClusterMixin, BaseEstimator):
                 UserWarning, stacklevel=3)
         if self.kernel == "precomputed":
             R, s = _dense_hat(X, self.alpha)
-            _check_psd(s, max(1.0, float(np.max(np.abs(X)))), n)
+            _check_psd(s, X)
         else:
             K = kernel_matrix(X, self.kernel, self.gamma_)
             check_finite_result(
@@ -417,8 +900,7 @@ class UMCRLS(ClusterMixin, BaseEstimator):
             U, sv, _ = np.linalg.svd(X, full_matrices=False)
             return np.asarray(U[:, :r] * sv[:r], dtype=dtype)
         # precomputed: only the r leading eigenpairs (a truncated eigensolver)
-        _check_psd(eigh(X, eigvals_only=True, subset_by_index=[0, 0]),
-                   max(1.0, float(np.max(np.abs(X)))), n)
+        _check_psd(eigh(X, eigvals_only=True, subset_by_index=[0, 0]), X)
         s, V = eigh(X, subset_by_index=[n - r, n - 1])
         return np.asarray(V * np.sqrt(np.clip(s, 0.0, None)), dtype=dtype)
 
@@ -465,8 +947,8 @@ class UMCRLS(ClusterMixin, BaseEstimator):
             self.gamma_ = None
         if bool(np.all(X == X[0, 0])) if self.kernel == "precomputed" else all_identical(X):
             return self._fit_identical(X)
-        if k > 2 and self.kernel != "precomputed" and np.unique(X, axis=0).shape[0] < k:
-            m = np.unique(X, axis=0).shape[0]
+        m = np.unique(X, axis=0).shape[0] if k > 2 and self.kernel != "precomputed" else k
+        if m < k:
             warnings.warn(f"UMCRLS: X has only {m} distinct samples, fewer than n_clusters={k}: "
                           f"copies of one sample are put in different clusters. Ask for at most "
                           f"n_clusters={m}.", ClusterCountWarning, stacklevel=2)
@@ -499,9 +981,6 @@ class UMCRLS(ClusterMixin, BaseEstimator):
                              "n_evaluations": int(scorer.counts["evaluations"])}
         self.labels_ = np.unique(scorer.c, return_inverse=True)[1].astype(np.intp)
         self.n_clusters_ = int(self.labels_.max()) + 1
-        if self.n_clusters_ < k:  # not expected: every search keeps the clusters non-empty
-            warnings.warn(f"UMCRLS returned {self.n_clusters_} of n_clusters={k} clusters.",
-                          ClusterCountWarning, stacklevel=3)
         held = _held_clusters(scorer)
         if held:
             warnings.warn(

@@ -1,4 +1,5 @@
-"""Table I of Pahikkala et al. (2012), UMC-RLS: the rows that run offline.
+"""Table I of Pahikkala et al. (2012), UMC-RLS: the rows that run offline; and the naive
+references that chapter 04 and the tests check the fast search against.
 
 Protocol of the paper (Sec. IV-C): Gaussian kernel exp(-d^2 / sigma^2); lambda from
 {2^-10, ..., 2^-1} and sigma from {0.1, ..., 1.0} x sigma_0 (sigma_0 the largest pairwise
@@ -25,15 +26,26 @@ from sklearn.cluster import KMeans, SpectralClustering
 from sklearn.metrics import silhouette_score
 from sklearn.mixture import GaussianMixture
 
-from mmcedu.kernels import gamma_from_sigma, pairwise_distance_range, rbf_kernel
+from mmcedu.balance import _check_int
+from mmcedu.kernels import _check_square, gamma_from_sigma, pairwise_distance_range, rbf_kernel
 from mmcedu.metrics import adjusted_rand_score
-from mmcedu.umc_rls import hat_matrix, run_search
+from mmcedu.umc_rls import (
+    _check_alpha,
+    _check_labels,
+    _class_vectors,
+    _initial_labels,
+    _Scorer,
+    _search_result,
+    hat_matrix,
+    run_search,
+)
 
 from .cache import cached
 from .parallel import map_tasks
 from .registry import DATASETS, PAPER, PaperTable, load, stand_in
 
-__all__ = ["DATA_SETS", "umc_rls_table1", "umc_rls_table2", "umc_rls_selection", "TABLES"]
+__all__ = ["DATA_SETS", "umc_rls_table1", "umc_rls_table2", "umc_rls_selection", "TABLES", "rls_cost",
+           "umc_objective", "flip_delta", "naive_search"]
 
 _SOURCE = "pahikkala2012umc"
 #: The data sets of Table I (the paper's names).
@@ -275,3 +287,118 @@ def umc_rls_table2(full=False, progress=None, n_jobs=None):
 
 
 TABLES["umc_rls_table2"] = umc_rls_table2
+
+
+# --- naive references: F, Q and the searches recomputed by retraining every classifier --------
+
+
+def rls_cost(K, y, alpha):
+    """F(y) of eq. (7), computed the long way: train RLS (eq. 5), then evaluate eq. (4).
+
+    ``a = (K + alpha I)^-1 y`` (eq. 5) and ``F(y) = ||y - K a||^2 + alpha a^T K a``.
+    ``y`` may be a matrix whose columns are several label vectors; the costs are summed.
+    """
+    alpha = _check_alpha(alpha)
+    K = _check_square(K)
+    y = np.asarray(y, dtype=float)
+    if y.shape[0] != K.shape[0]:
+        raise ValueError(f"y has {y.shape[0]} entries but K is {K.shape[0]} x {K.shape[0]}.")
+    return _rls_cost(K, y, alpha)
+
+
+def _rls_cost(K, y, alpha):
+    a = np.linalg.solve(K + alpha * np.eye(K.shape[0]), y)
+    Ka = K @ a
+    return float(np.sum((y - Ka) ** 2) + alpha * np.sum(a * Ka))
+
+
+def umc_objective(K, labels, alpha, n_clusters=None):
+    """Q(c) = sum_h F(p_h(c)) (eq. 10) with F from eq. (7), retraining every classifier.
+
+    The naive oracle: O(n^3) per call. ``n_clusters`` defaults to ``max(labels)+1``; empty
+    clusters still count (their p_h is -e).
+    """
+    alpha = _check_alpha(alpha)
+    K = _check_square(K)
+    labels = np.asarray(labels)
+    if n_clusters is None:
+        n_clusters = int(np.max(labels)) + 1 if labels.size else 1
+    n_clusters = _check_int(n_clusters, "n_clusters", 1)
+    labels = _check_labels(labels, n_clusters, K.shape[0])
+    return _rls_cost(K, _class_vectors(labels, n_clusters), alpha)
+
+
+def flip_delta(R, y, j):
+    """F(y') - F(y) for y' = y with entry j flipped: ``4 y_j (R y)_j - 4 R_jj`` (eq. 13)."""
+    R = _check_square(R, "R")
+    y = np.asarray(y, dtype=float)
+    return float(4.0 * y[j] * (R[j] @ y) - 4.0 * R[j, j])
+
+
+class _NaiveScorer(_Scorer):
+    """Recomputes Q(c') from eq. (7) for every candidate c' (retraining all classifiers):
+    one n x n solve with k right-hand sides per Q (counted in ``counts["solves"]``)."""
+
+    max_chunk = 1
+
+    def __init__(self, K, alpha, c, k, keep_nonempty=False):
+        super().__init__(c, k, keep_nonempty)
+        self.K, self.alpha = K, alpha
+        self.counts["solves"] = 0
+
+    def _Q(self, c):
+        self.counts["solves"] += 1
+        return _rls_cost(self.K, _class_vectors(c, self.k), self.alpha)
+
+    def _delta(self, j, d, Q0):
+        trial = self.c.copy()
+        trial[j] = d
+        return self._Q(trial) - Q0
+
+    def delta_to(self, d):
+        Q0 = self._Q(self.c)
+        skip = self.c == d
+        if self.keep_nonempty:
+            skip |= self._frozen(self.c)
+        self.counts["evaluations"] += 1
+        self.counts["scores"] += int(np.count_nonzero(~skip))
+        return np.array([np.inf if skip[j] else self._delta(j, d, Q0) for j in range(self.n)])
+
+    def delta_rows(self, js):
+        Q0 = self._Q(self.c)
+        D = np.zeros((len(js), self.k))
+        for i, j in enumerate(js):
+            if self.keep_nonempty and self._frozen(self.c[j]):
+                continue
+            for d in range(self.k):
+                if d != self.c[j]:
+                    D[i, d] = self._delta(j, d, Q0)
+        self.counts["evaluations"] += 1
+        self.counts["scores"] += int(np.count_nonzero(D))
+        return D
+
+    def move(self, j, d):
+        self._relabel([j], d)
+
+    def move_many(self, js, d):
+        self._relabel(np.asarray(js), d)
+
+    def objective(self):
+        return self._Q(self.c)
+
+
+def naive_search(K, alpha, n_clusters, *, search="shaking", n_rounds=20, random_state=None,
+                 init=None, keep_nonempty=False, **kw):
+    """:func:`mmcedu.umc_rls.run_search` with the naive oracle as its scorer.
+
+    Every candidate move is scored by recomputing Q from eq. (7) (one n x n solve per
+    candidate) instead of eq. (13) and the caches; the moves are the same. ``kw``:
+    ``on_move``, ``on_claim``, ``max_iter``, ``descent`` as in ``run_search``. The result's
+    ``counts`` also hold ``"solves"``, the n x n systems solved.
+    """
+    if search not in ("stochastic", "steepest", "shaking"):
+        raise ValueError(f"search must be 'stochastic', 'steepest' or 'shaking', got {search!r}.")
+    K, k = _check_square(K), _check_int(n_clusters, "n_clusters", 1)
+    c = _initial_labels(K.shape[0], k, random_state, init)
+    scorer = _NaiveScorer(K, _check_alpha(alpha), c, k, keep_nonempty)
+    return _search_result(scorer, search, n_rounds, **kw)
