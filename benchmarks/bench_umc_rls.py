@@ -39,8 +39,8 @@ from mmcedu.datasets import blobs  # noqa: E402
 from mmcedu.kernels import max_distance_gamma, nystroem_factor, rbf_kernel  # noqa: E402
 from mmcedu.metrics import adjusted_rand_score  # noqa: E402
 from mmcedu.report import Table  # noqa: E402
-from mmcedu.umc_rls import hat_matrix, low_rank_hat_factor, run_search  # noqa: E402
-from mmcedu_lab.umc_rls import naive_search  # noqa: E402
+from mmcedu.umc_rls import hat_matrix, low_rank_hat_factor  # noqa: E402
+from mmcedu_lab.umc_rls import run_search  # noqa: E402
 
 LAMBDA = 2.0**-7
 CENTERS = [[0, 0], [4, 0], [2, 3.5]]
@@ -65,8 +65,8 @@ def fast_vs_naive(n=200, naive_moves=8):
     t_search = time.perf_counter() - t0
     log_naive = []
     t0 = time.perf_counter()
-    naive = naive_search(K, LAMBDA, 3, random_state=0, max_iter=naive_moves,
-                         on_move=lambda j, d, _: log_naive.append((j, d)))
+    naive = run_search(K, LAMBDA, 3, naive=True, random_state=0, max_iter=naive_moves,
+                       on_move=lambda j, d, _: log_naive.append((j, d)))
     t_naive = time.perf_counter() - t0
     assert log_naive == log_fast[:naive_moves], "naive and fast paths disagree"
     cf, cn = fast["counts"], naive["counts"]

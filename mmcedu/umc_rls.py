@@ -51,8 +51,7 @@ from .kernels import (
 )
 from .metrics import permutation_mean_quadratic
 
-__all__ = ["UMCRLS", "LABEL_FREE_OCTAVES", "hat_matrix", "low_rank_hat_factor", "shaking_alpha",
-           "run_search"]
+__all__ = ["UMCRLS", "LABEL_FREE_OCTAVES", "hat_matrix", "low_rank_hat_factor", "shaking_alpha"]
 
 #: Octaves j of the label-free width grid ``gamma = 2^j gamma_0`` (``gamma_0`` the median
 #: heuristic) of :meth:`UMCRLS.label_free_rule`.
@@ -89,12 +88,6 @@ def _shrinkage(s, alpha):
     return sc / (sc + alpha)
 
 
-def _dense_hat(K, alpha):
-    """``(R, s)``: R and the eigenvalues s of K (unclipped); 16 n^2 bytes besides K."""
-    s, V = eigh(K, check_finite=False)
-    return _hat_from_eig(s, V, alpha), s
-
-
 def _hat_from_eig(s, V, alpha):
     """R = V diag(s / (s + alpha)) V^T; V is scaled in place (one more n x n array, R)."""
     V *= np.sqrt(_shrinkage(s, alpha))
@@ -107,15 +100,13 @@ def hat_matrix(K, alpha):
     Eigenvalues of K below zero (round-off) are clipped to zero. Memory: 16 n^2 bytes besides K.
     """
     alpha = _check_alpha(alpha)
-    return _dense_hat(_check_square(K), alpha)[0]
+    s, V = eigh(_check_square(K), check_finite=False)
+    return _hat_from_eig(s, V, alpha)
 
 
 def _hat_factor_inplace(Phi, alpha):
-    """Overwrite Phi (n x r, float32 or float64) with L = Phi U (S + alpha I)^-1/2.
-
-    ``Phi^T Phi = U S U^T`` is accumulated block by block, and L replaces Phi block by
-    block, so no second n x r array exists. Returns ``S`` (the eigenvalues, clipped at 0).
-    """
+    """Overwrite Phi (n x r, float32 or float64) with L = Phi U (S + alpha I)^-1/2, block by block
+    (no second n x r array). Returns S, the eigenvalues of Phi^T Phi clipped at 0."""
     blocks = _row_blocks(*Phi.shape)
     PtP = np.zeros((Phi.shape[1], Phi.shape[1]))
     for rows in blocks:
@@ -148,22 +139,6 @@ def _class_vectors(labels, n_clusters):
     P = -np.ones((labels.shape[0], n_clusters))
     P[np.arange(labels.shape[0]), labels] = 1.0
     return P
-
-
-def _check_labels(labels, n_clusters, n=None):
-    labels = np.asarray(labels)
-    if labels.ndim != 1 or (n is not None and labels.shape[0] != n):
-        raise ValueError(f"labels must be a 1-D array of {n or 'n'} cluster indices; got shape "
-                         f"{labels.shape}.")
-    if labels.size and not np.issubdtype(labels.dtype, np.integer):
-        if not np.all(np.equal(np.mod(labels, 1), 0)):
-            raise ValueError("labels must be integers 0..n_clusters-1.")
-    labels = labels.astype(np.intp)
-    if labels.size and (labels.min() < 0 or labels.max() >= n_clusters):
-        raise ValueError(f"labels must lie in 0..n_clusters-1 = 0..{n_clusters - 1}; got values "
-                         f"from {labels.min()} to {labels.max()}. Pass n_clusters > max(labels) "
-                         "or relabel.")
-    return labels
 
 
 def shaking_alpha(n, n_clusters, i, size):
@@ -327,9 +302,8 @@ class _LowRankScorer(_Scorer):
 def _stochastic(scorer, on_move, max_iter, steps=0):
     """Algorithm 1: sweep j = 1..n, move j to argmin_d S(c, j, d) when that lowers Q.
 
-    The scores of a chunk of consecutive samples are computed at once; the first sample of
-    the chunk with an improving move is moved and the sweep resumes after it, so the moves
-    are exactly those of the one-sample-at-a-time sweep.
+    Scores are computed for chunks of samples; the first improving sample of a chunk moves and
+    the sweep resumes after it: the moves of the one-sample-at-a-time sweep.
     """
     chunk = 1
     while True:
@@ -369,11 +343,8 @@ def _steepest(scorer, on_move, max_iter, steps=0):
 
 
 def _best_claims(scorer, delta, b):
-    """The b samples with the smallest finite ``delta`` (a claim of cluster d).
-
-    With ``keep_nonempty`` no claim takes the last sample of a cluster: a cluster of size m
-    gives at most m - 1 samples to one batch.
-    """
+    """The b samples with the smallest finite ``delta`` (a claim of cluster d); with
+    ``keep_nonempty`` a cluster of size m gives at most m - 1 samples to one batch."""
     finite = int(np.count_nonzero(np.isfinite(delta)))
     b = min(b, finite)
     if b == 0:
@@ -413,11 +384,9 @@ def _claim(scorer, d, b, on_move):
 
 
 def _shaking(scorer, n_rounds, on_move, on_claim, max_batches, max_iter, steps=0):
-    """Algorithm 3: in rounds i = 0..s every cluster d claims alpha (eq. 11) points.
-
-    Each claimed point is the steepest move towards d among the points outside d
-    (erratum: "d = c_j" must read "c_j != d"); the move is made even when Q rises.
-    """
+    """Algorithm 3: in rounds i = 0..s every cluster d claims alpha (eq. 11) points, each the
+    steepest move towards d among the points outside d (erratum: "d = c_j" must read
+    "c_j != d"), made even when Q rises."""
     for i in range(n_rounds + 1):
         for d in range(scorer.k):
             remaining = shaking_alpha(scorer.n, scorer.k, i, int(scorer.sizes[d]))
@@ -486,82 +455,9 @@ def _held_clusters(scorer):
     return sorted(int(scorer.c[j]) for j, row in zip(js, D) if row.min() < -_TOL)
 
 
-def _initial_labels(n, k, random_state, init=None):
-    """Line 1 of Algorithms 1-3: c drawn uniformly from C^n (or a checked copy of ``init``)."""
-    if init is None:
-        return check_random_state(random_state).randint(k, size=n).astype(np.intp)
-    return _check_labels(init, k, n)
-
-
-def _search_result(scorer, search, n_rounds, **kw):
-    """Run :func:`_run` on ``scorer`` and return the dict of :func:`run_search`."""
-    n_iter, converged, descent_moves = _run(scorer, search, n_rounds, **kw)
-    counts = dict(scorer.counts)
-    return {"labels": scorer.c, "objective": scorer.objective(), "n_iter": int(n_iter),
-            "converged": bool(converged), "descent_moves": int(descent_moves), "counts": counts}
-
-
-def run_search(K, alpha, n_clusters, *, search="shaking", n_rounds=20, random_state=None, R=None,
-               L=None, init=None, on_move=None, on_claim=None, max_batches=None, max_iter=None,
-               keep_nonempty=False, descent=False):
-    """Run Algorithm 1, 2 or 3 on a kernel matrix (or on R, or on L) and report the run.
-
-    The defaults are the paper's algorithms as printed; :class:`UMCRLS` uses
-    ``keep_nonempty=True`` and, with shaking, ``descent=True``.
-
-    Parameters
-    ----------
-    K : ndarray of shape (n, n) or None
-        Kernel matrix; not needed when ``R`` or ``L`` is given.
-    alpha : float
-        The paper's lambda (> 0).
-    n_clusters : int
-    search : {"stochastic", "steepest", "shaking"}
-    n_rounds : int
-        The paper's s (Algorithm 3 runs rounds i = 0..s).
-    random_state : int, RandomState or None
-        Seed of the initial labelling; ``init`` (an array of int) overrides it.
-    R, L : ndarray, optional
-        A precomputed R (n x n) or low-rank factor L (R = L L^T, float64 or float32).
-    init : array of int, optional
-    on_move : callable(j, d, delta), optional
-        Called before every move with the change of Q it was predicted to make.
-    on_claim : callable(i, d, labels), optional
-        Algorithm 3: called after cluster d has claimed its points in round i.
-    max_batches : int, optional
-        Algorithm 3: claim in at most this many batches of the best-scoring points
-        (``None``: one point at a time, the paper's rule).
-    max_iter : int, optional
-        Stop after this many moves.
-    keep_nonempty : bool, default=False
-        Every empty cluster claims its cheapest sample (Algorithm 3, which runs as printed:
-        at its end), and Algorithms 1-2 make no move that empties a cluster.
-    descent : bool, default=False
-        Algorithm 3 only: then run Algorithm 1 from its end point to a local minimum.
-
-    Returns
-    -------
-    result : dict
-        ``labels``, ``objective`` (Q(c), eq. 10), ``n_iter`` (moves, the descent's included),
-        ``converged`` (a local minimum was reached; Algorithm 3 alone: the claims ended
-        before ``max_iter``), ``descent_moves`` and ``counts`` (``scores`` values
-        Delta(j, d) computed, ``evaluations`` batches of them, ``cache_updates`` cache
-        entries changed by moves).
-    """
-    if search not in ("stochastic", "steepest", "shaking"):
-        raise ValueError(f"search must be 'stochastic', 'steepest' or 'shaking', got {search!r}.")
-    k = _check_int(n_clusters, "n_clusters", 1)
-    if L is not None:
-        L = np.asarray(L)
-        make, M = _LowRankScorer, L if L.dtype in (np.float32, np.float64) else L.astype(np.float64)
-    elif R is not None or K is not None:
-        make, M = _ExactScorer, hat_matrix(K, alpha) if R is None else _check_square(R, "R")
-    else:
-        raise ValueError("Pass the kernel matrix K, or a hat matrix R, or a factor L.")
-    c = _initial_labels(M.shape[0], k, random_state, init)
-    return _search_result(make(M, c, k, keep_nonempty), search, n_rounds, on_move=on_move,
-                          on_claim=on_claim, max_batches=max_batches, max_iter=max_iter,
-                          descent=descent)
+def _initial_labels(n, k, rng):
+    """Line 1 of Algorithms 1-3: c drawn uniformly from C^n."""
+    return rng.randint(k, size=n).astype(np.intp)
 
 
 # --- the estimator ---------------------------------------------------------------------------
@@ -584,13 +480,13 @@ def _check_psd(s, K):
     """Refuse the precomputed kernel ``K`` when its smallest eigenvalue (in ``s``) is negative."""
     lam_min, scale = float(np.min(s)), max(1.0, float(np.max(np.abs(K))))
     if lam_min < -1e-8 * scale * K.shape[0]:
-        raise ValueError(f"The precomputed kernel is not positive semidefinite: its smallest eigenvalue is "
-                         f"{lam_min:.3g} (relative {lam_min / scale:.3g}). Use a valid kernel, "
-                         "or clip the negative eigenvalues to zero.")
+        raise ValueError(f"The precomputed kernel is not positive semidefinite: its smallest "
+                         f"eigenvalue is {lam_min:.3g} (relative {lam_min / scale:.3g}). Use a "
+                         "valid kernel, or clip the negative eigenvalues to zero.")
 
 
 def _warn_tiny_alpha(alpha, s):
-    """R = I up to round-off when alpha is below the eigenvalues' round-off (n eps s_max)."""
+    """Warn when alpha is below the round-off of the eigenvalues s (n eps s_max): R = I."""
     s_max = float(np.max(s)) if np.size(s) else 0.0
     noise = 100.0 * np.size(s) * np.finfo(float).eps * s_max
     if s_max > 0 and alpha < noise:
@@ -600,16 +496,14 @@ def _warn_tiny_alpha(alpha, s):
             "identity up to round-off, every labelling has nearly the same cost and the "
             "labels are arbitrary. Use alpha in [2^-10, 2^-1] (the paper's range).",
             DegenerateDataWarning, stacklevel=3)
-        return True
-    return False
 
 
 class UMCRLS(ClusterMixin, BaseEstimator):
     """Unsupervised multi-class regularized least squares clustering (UMC-RLS).
 
-    Finds labels c in {0..k-1}^n that minimise the summed cost ``Q(c) = sum_h (n - p_h^T R p_h)``
-    (eq. 10) of k one-vs-all RLS classifiers, by hill climbing with O(1) scores of single-point
-    moves, as in Pahikkala et al. (2012) [1]_; the mathematics is in :mod:`mmcedu.umc_rls`.
+    Finds labels c in {0..k-1}^n that minimise ``Q(c) = sum_h (n - p_h^T R p_h)`` (eq. 10),
+    the summed cost of k one-vs-all RLS classifiers, by hill climbing with O(1) scores of
+    single-point moves (Pahikkala et al. 2012 [1]_; the mathematics: :mod:`mmcedu.umc_rls`).
 
     Parameters
     ----------
@@ -622,10 +516,10 @@ class UMCRLS(ClusterMixin, BaseEstimator):
         ``"precomputed"``: ``X`` is the (n, n) kernel matrix K (square, finite, symmetric
         and positive semidefinite).
     gamma : float, default=None
-        RBF parameter of ``K(x, y) = exp(-gamma ||x - y||^2)``; ``None``: the median heuristic
-        :func:`mmcedu.kernels.median_gamma`. The paper's width (sigma = 0.5 x the largest
-        distance in ``exp(-d^2 / sigma^2)``) is :func:`mmcedu.kernels.max_distance_gamma`.
-        Ignored unless ``kernel="rbf"``.
+        RBF parameter of ``K(x, y) = exp(-gamma ||x - y||^2)``, for ``kernel="rbf"``; ``None``:
+        the median heuristic :func:`mmcedu.kernels.median_gamma`. The paper's width (sigma =
+        0.5 x the largest distance in ``exp(-d^2 / sigma^2)``) is
+        :func:`mmcedu.kernels.max_distance_gamma`.
     search : {"shaking", "steepest", "stochastic"}, default="shaking"
         ``"stochastic"``: Algorithm 1 (Stoc-RLS); ``"steepest"``: Algorithm 2 (Steep-RLS);
         ``"shaking"``: Algorithm 3 (UMC-RLS), whose moves are made even when Q rises.
@@ -700,9 +594,8 @@ class UMCRLS(ClusterMixin, BaseEstimator):
 
     Notes
     -----
-    Every search returns k non-empty clusters: no move of Algorithms 1-2 or the final descent
-    empties a cluster, and a cluster left empty (by the start or by Algorithm 3) claims the
-    sample whose move costs least.
+    Every search returns k non-empty clusters: no move of Algorithms 1-2 or of the final
+    descent empties a cluster, and a cluster left empty claims its cheapest sample.
 
     Clusters of very different sizes are a limitation of the *search*, not of Q: Algorithm
     3's claims push every cluster towards n/k samples. When small clusters are expected,
@@ -778,14 +671,13 @@ class UMCRLS(ClusterMixin, BaseEstimator):
     def objective_contrast(self, X, *, random_state=None):
         """The fitted clustering's own objective relative to chance (larger is better).
 
-        ``1 - Q(c) / E_sigma Q(sigma(c))``: ``Q(c) = sum_h (n - p_h^T R p_h)`` (eq. 10) with
-        the exact ``R = K (K + alpha I)^-1`` of the kernel of ``X`` (after a low-rank fit
-        too), c = ``labels_`` and ``n_clusters`` vectors p_h (an empty cluster's is -e); the
-        chance level is its exact mean over the labellings sigma(c) with the same cluster
-        sizes (:func:`mmcedu.metrics.permutation_mean_quadratic`). 0: no better than chance;
-        1: Q = 0. A ratio because Q of *every* labelling falls as the kernel narrows
-        (``R -> I / (1 + alpha)``, ``Q -> k n alpha / (1 + alpha)`` as ``gamma -> inf``):
-        raw Q values are not comparable across widths.
+        ``1 - Q(c) / E_sigma Q(sigma(c))`` with ``Q(c) = sum_h (n - p_h^T R p_h)`` (eq. 10),
+        the exact ``R = K (K + alpha I)^-1`` of the kernel of ``X`` (after a low-rank fit too),
+        c = ``labels_`` and ``n_clusters`` vectors p_h (an empty cluster's is -e). The chance
+        level is the exact mean of Q over the labellings sigma(c) with the same cluster sizes
+        (:func:`mmcedu.metrics.permutation_mean_quadratic`). 0: no better than chance; 1: Q = 0.
+        A ratio because Q of *every* labelling falls as the kernel narrows (``Q -> k n alpha /
+        (1 + alpha)`` as ``gamma -> inf``): raw Q values are not comparable across widths.
 
         Parameters
         ----------
@@ -814,13 +706,12 @@ class UMCRLS(ClusterMixin, BaseEstimator):
         """Bytes of the largest arrays a fit with these parameters holds at once (besides X).
 
         The fit checks this number against the memory budget before it allocates. Dense path:
-        ``16 n^2 + 8 n (3 k + 40) + 8 MiB``: two n x n arrays (the kernel and its eigenvectors,
-        LAPACK working in the kernel's memory, then the eigenvectors and R), the k x n caches
-        and n-vectors of the search, the median heuristic's sample. Low-rank path (r =
-        min(n_components, n)): ``itemsize n r + n (itemsize k + 72) + 40 MiB`` (the factor L,
-        the product L G of one score evaluation, the blocks in which L is built), plus
-        ``16 n min(n, d)`` for the thin SVD of ``kernel="linear"`` (d = ``n_features``, n
-        when ``None``) or ``8 n^2`` for LAPACK's copy of a precomputed kernel.
+        ``16 n^2 + 8 n (3 k + 40) + 8 MiB`` (two n x n arrays: the kernel, then its
+        eigenvectors and R; the k x n caches; the median heuristic's sample). Low-rank path
+        (r = min(n_components, n)): ``itemsize n r + n (itemsize k + 72) + 40 MiB`` (L, the
+        product L G of one score evaluation, the blocks of L), plus ``16 n min(n, d)`` for the
+        thin SVD of ``kernel="linear"`` (d = ``n_features``, n when ``None``) or ``8 n^2`` for
+        LAPACK's copy of a precomputed kernel.
         """
         return _memory_bytes(n_samples, self.n_clusters, self.n_components,
                              self._check_params().itemsize, n_features, self.kernel)
@@ -845,7 +736,7 @@ class UMCRLS(ClusterMixin, BaseEstimator):
                       "every sample is put in cluster 0 (n_clusters_=1).",
                       DegenerateDataWarning, stacklevel=3)
         kappa = {"rbf": 1.0, "linear": float(X[0] @ X[0])}.get(self.kernel, float(X[0, 0]))
-        # K = kappa e e^T: e^T R e = n (n kappa) / (n kappa + lambda), the same for every p_h
+        # e^T R e = n (n kappa) / (n kappa + lambda), the same for every p_h
         self.objective_ = float(self.n_clusters * n * self.alpha / (n * kappa + self.alpha))
         self.labels_, self.n_clusters_, self.n_iter_ = np.zeros(n, dtype=np.intp), 1, 0
         self.converged_ = True
@@ -868,7 +759,7 @@ class UMCRLS(ClusterMixin, BaseEstimator):
                 "Pass n_components (e.g. 200) for the low-rank path, O(n r^2).",
                 UserWarning, stacklevel=3)
         if self.kernel == "precomputed":
-            R, s = _dense_hat(X, self.alpha)
+            s, V = eigh(X, check_finite=False)
             _check_psd(s, X)
         else:
             K = kernel_matrix(X, self.kernel, self.gamma_)
@@ -880,8 +771,8 @@ class UMCRLS(ClusterMixin, BaseEstimator):
             # K is dropped before R is formed: at most two n x n arrays live at once
             s, V = eigh(K.T, overwrite_a=True, check_finite=False)  # K.T: Fortran order, no copy
             del K
-            R = _hat_from_eig(s, V, self.alpha)
-            del V
+        R = _hat_from_eig(s, V, self.alpha)
+        del V
         _warn_tiny_alpha(self.alpha, np.clip(s, 0.0, None))
         return _ExactScorer(R, c, self.n_clusters, keep_nonempty=True)
 

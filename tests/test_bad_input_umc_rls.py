@@ -31,8 +31,8 @@ from mmcedu.exceptions import (
 )
 from mmcedu.kernels import rbf_kernel
 from mmcedu.metrics import clustering_error
-from mmcedu.umc_rls import hat_matrix, low_rank_hat_factor, run_search, shaking_alpha
-from mmcedu_lab.umc_rls import rls_cost, umc_objective
+from mmcedu.umc_rls import hat_matrix, low_rank_hat_factor, shaking_alpha
+from mmcedu_lab.umc_rls import rls_cost, run_search, umc_objective
 
 X, Y = two_gaussians(20, distance=8.0, std=0.4, random_state=0)  # two compact, far blobs
 SCALE_WORDS = r"overflow|underflow|Standardize"

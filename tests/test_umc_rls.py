@@ -12,15 +12,8 @@ from mmcedu.datasets import blobs, iris, moons
 from mmcedu.exceptions import BalanceWarning
 from mmcedu.kernels import max_distance_gamma, nystroem_factor, rbf_kernel
 from mmcedu.metrics import adjusted_rand_score
-from mmcedu.umc_rls import (
-    _class_vectors,
-    _ExactScorer,
-    hat_matrix,
-    low_rank_hat_factor,
-    run_search,
-    shaking_alpha,
-)
-from mmcedu_lab.umc_rls import flip_delta, naive_search, rls_cost, umc_objective
+from mmcedu.umc_rls import _class_vectors, _ExactScorer, hat_matrix, low_rank_hat_factor, shaking_alpha
+from mmcedu_lab.umc_rls import flip_delta, rls_cost, run_search, umc_objective
 
 
 def _problem(seed, n, d=2, width=1.0):
@@ -126,13 +119,14 @@ def test_fast_path_makes_the_oracles_moves(search, seed):
     results = {}
     for naive in (False, True):
         log = []
-        results[naive] = (naive_search if naive else run_search)(
+        results[naive] = run_search(
             K,
             lam,
             k,
             search=search,
             n_rounds=4,
             random_state=seed,
+            naive=naive,
             on_move=lambda j, d, delta, log=log: log.append((j, d, delta)),
         )
         moves[naive] = log
@@ -153,8 +147,8 @@ def test_estimator_objective_is_eq_10_of_its_labels(final_descent):
     X, K = _problem(3, 30, width=1.5)
     model = UMCRLS(3, alpha=0.05, gamma=1 / 1.5**2, n_rounds=5, final_descent=final_descent,
                    random_state=3).fit(X)
-    ref = naive_search(K, 0.05, 3, n_rounds=5, random_state=3, keep_nonempty=True,
-                       descent=final_descent)
+    ref = run_search(K, 0.05, 3, n_rounds=5, random_state=3, naive=True, keep_nonempty=True,
+                     descent=final_descent)
     assert np.array_equal(ref["labels"], model.labels_)
     assert model.n_iter_ == ref["n_iter"] and model.solver_info_["n_descent_moves"] == ref["descent_moves"]
     assert model.objective_ == pytest.approx(umc_objective(K, model.labels_, 0.05, 3), abs=1e-8)
@@ -170,9 +164,9 @@ def test_constrained_search_and_descent_make_the_oracles_moves(search, seed):
     logs = {}
     for naive in (False, True):
         log = []
-        out = (naive_search if naive else run_search)(
-            K, lam, k, search=search, n_rounds=3, random_state=seed, keep_nonempty=True,
-            descent=True, on_move=lambda j, d, dq, log=log: log.append((j, d, dq)))
+        out = run_search(K, lam, k, search=search, n_rounds=3, random_state=seed, naive=naive,
+                         keep_nonempty=True, descent=True,
+                         on_move=lambda j, d, dq, log=log: log.append((j, d, dq)))
         logs[naive] = (log, out)
     (fast, a), (slow, b) = logs[False], logs[True]
     assert [m[:2] for m in fast] == [m[:2] for m in slow]
@@ -207,7 +201,7 @@ def test_counted_work_per_move():
     init = np.random.RandomState(7).randint(k, size=n)
     size0 = int(np.sum(init == 0))
     fast = run_search(K, 0.1, k, init=init, max_iter=1)
-    naive = naive_search(K, 0.1, k, init=init, max_iter=1)
+    naive = run_search(K, 0.1, k, init=init, max_iter=1, naive=True)
     assert fast["counts"] == {"scores": n - size0, "evaluations": 1, "cache_updates": 2 * n}
     assert naive["counts"]["solves"] == n - size0 + 1
     assert naive["counts"]["scores"] == n - size0

@@ -1,5 +1,5 @@
-"""Table I of Pahikkala et al. (2012), UMC-RLS: the rows that run offline; and the naive
-references that chapter 04 and the tests check the fast search against.
+"""Table I of Pahikkala et al. (2012), UMC-RLS: the rows that run offline; and the instrumented
+search (:func:`run_search`) and naive references that chapter 04 and the tests use.
 
 Protocol of the paper (Sec. IV-C): Gaussian kernel exp(-d^2 / sigma^2); lambda from
 {2^-10, ..., 2^-1} and sigma from {0.1, ..., 1.0} x sigma_0 (sigma_0 the largest pairwise
@@ -25,19 +25,20 @@ import numpy as np
 from sklearn.cluster import KMeans, SpectralClustering
 from sklearn.metrics import silhouette_score
 from sklearn.mixture import GaussianMixture
+from sklearn.utils import check_random_state
 
 from mmcedu.balance import _check_int
 from mmcedu.kernels import _check_square, gamma_from_sigma, pairwise_distance_range, rbf_kernel
 from mmcedu.metrics import adjusted_rand_score
 from mmcedu.umc_rls import (
     _check_alpha,
-    _check_labels,
     _class_vectors,
+    _ExactScorer,
     _initial_labels,
+    _LowRankScorer,
+    _run,
     _Scorer,
-    _search_result,
     hat_matrix,
-    run_search,
 )
 
 from .cache import cached
@@ -45,7 +46,7 @@ from .parallel import map_tasks
 from .registry import DATASETS, PAPER, PaperTable, load, stand_in
 
 __all__ = ["DATA_SETS", "umc_rls_table1", "umc_rls_table2", "umc_rls_selection", "TABLES", "rls_cost",
-           "umc_objective", "flip_delta", "naive_search"]
+           "umc_objective", "flip_delta", "run_search"]
 
 _SOURCE = "pahikkala2012umc"
 #: The data sets of Table I (the paper's names).
@@ -387,18 +388,90 @@ class _NaiveScorer(_Scorer):
         return self._Q(self.c)
 
 
-def naive_search(K, alpha, n_clusters, *, search="shaking", n_rounds=20, random_state=None,
-                 init=None, keep_nonempty=False, **kw):
-    """:func:`mmcedu.umc_rls.run_search` with the naive oracle as its scorer.
+def _check_labels(labels, n_clusters, n):
+    """``labels`` as a new intp array of n cluster indices 0..n_clusters-1, or a ValueError."""
+    labels = np.asarray(labels)
+    if not (labels.shape == (n,) and np.all(np.mod(labels, 1) == 0)
+            and np.all((labels >= 0) & (labels < n_clusters))):
+        raise ValueError(f"labels must be a 1-D array of {n} integers in 0..n_clusters-1 = "
+                         f"0..{n_clusters - 1}. Pass n_clusters > max(labels), or relabel.")
+    return labels.astype(np.intp)
 
-    Every candidate move is scored by recomputing Q from eq. (7) (one n x n solve per
-    candidate) instead of eq. (13) and the caches; the moves are the same. ``kw``:
-    ``on_move``, ``on_claim``, ``max_iter``, ``descent`` as in ``run_search``. The result's
-    ``counts`` also hold ``"solves"``, the n x n systems solved.
+
+def run_search(K, alpha, n_clusters, *, search="shaking", n_rounds=20, random_state=None,
+               naive=False, R=None, L=None, init=None, on_move=None, on_claim=None,
+               max_batches=None, max_iter=None, keep_nonempty=False, descent=False):
+    """Run Algorithm 1, 2 or 3 of UMC-RLS on a kernel matrix (or on R, or on L), instrumented.
+
+    The defaults are the paper's algorithms as printed (:class:`mmcedu.UMCRLS` runs the same
+    code with ``keep_nonempty=True`` and, with shaking, ``descent=True``).
+
+    Parameters
+    ----------
+    K : ndarray of shape (n, n) or None
+        Kernel matrix (needed when ``naive=True`` or when neither ``R`` nor ``L`` is given).
+    alpha : float
+        The paper's lambda (> 0).
+    n_clusters : int
+    search : {"stochastic", "steepest", "shaking"}
+    n_rounds : int
+        The paper's s (Algorithm 3 runs rounds i = 0..s).
+    random_state : int, RandomState or None
+        Seeds the initial labelling (the same start for every scorer); ``init`` overrides it.
+    naive : bool
+        Recompute Q from eq. (7) for every candidate (one n x n solve each) instead of using
+        eq. (13) and the caches: the naive oracle, which makes the same moves.
+    R, L : ndarray, optional
+        A precomputed R (n x n) or low-rank factor L (R = L L^T, float64 or float32).
+    init : array of int, optional
+    on_move : callable(j, d, delta), optional
+        Called before every move with the change of Q it was predicted to make.
+    on_claim : callable(i, d, labels), optional
+        Algorithm 3: called after cluster d has claimed its points in round i.
+    max_batches : int, optional
+        Algorithm 3: claim in at most this many batches of the best-scoring points
+        (``None``: one point at a time, the paper's rule).
+    max_iter : int, optional
+        Stop after this many moves.
+    keep_nonempty : bool, default=False
+        Every empty cluster claims its cheapest sample (Algorithm 3, which runs as printed:
+        at its end), and Algorithms 1-2 make no move that empties a cluster.
+    descent : bool, default=False
+        Algorithm 3 only: then run Algorithm 1 from its end point to a local minimum.
+
+    Returns
+    -------
+    result : dict
+        ``labels``, ``objective`` (Q(c), eq. 10), ``n_iter`` (moves, the descent's included),
+        ``converged`` (a local minimum was reached; Algorithm 3 alone: the claims ended
+        before ``max_iter``), ``descent_moves`` and ``counts`` (``scores`` values
+        Delta(j, d) computed, ``evaluations`` batches of them, ``cache_updates`` cache
+        entries changed by moves; the naive scorer: ``solves``, n x n systems solved).
     """
     if search not in ("stochastic", "steepest", "shaking"):
         raise ValueError(f"search must be 'stochastic', 'steepest' or 'shaking', got {search!r}.")
-    K, k = _check_square(K), _check_int(n_clusters, "n_clusters", 1)
-    c = _initial_labels(K.shape[0], k, random_state, init)
-    scorer = _NaiveScorer(K, _check_alpha(alpha), c, k, keep_nonempty)
-    return _search_result(scorer, search, n_rounds, **kw)
+    k = _check_int(n_clusters, "n_clusters", 1)
+    if K is None and R is None and L is None:
+        raise ValueError("Pass the kernel matrix K, or a hat matrix R, or a factor L.")
+    if K is not None or naive:
+        alpha = _check_alpha(alpha)
+    n = np.shape(K if K is not None else (R if R is not None else L))[0]
+    if init is None:
+        c = _initial_labels(n, k, check_random_state(random_state))
+    else:
+        c = _check_labels(init, k, n)
+    if naive:
+        scorer = _NaiveScorer(_check_square(K), alpha, c, k, keep_nonempty)
+    elif L is not None:
+        L = np.asarray(L)
+        L = L if L.dtype in (np.float32, np.float64) else L.astype(np.float64)
+        scorer = _LowRankScorer(L, c, k, keep_nonempty)
+    else:
+        scorer = _ExactScorer(hat_matrix(K, alpha) if R is None else _check_square(R, "R"), c, k,
+                              keep_nonempty)
+    n_iter, converged, descent_moves = _run(scorer, search, n_rounds, on_move, on_claim,
+                                            max_batches=max_batches, max_iter=max_iter,
+                                            descent=descent)
+    counts = dict(scorer.counts)
+    return {"labels": scorer.c, "objective": scorer.objective(), "n_iter": int(n_iter),
+            "converged": bool(converged), "descent_moves": int(descent_moves), "counts": counts}
