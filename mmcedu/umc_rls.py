@@ -5,14 +5,14 @@ defines one +-1 vector per cluster, ``p_h(c)_i = +1 if c_i = h else -1`` (eq. 8)
 the best regularized least squares (RLS) fit to a +-1 vector y is (eq. 7; Lemma 1, corrected)
 
     F(y) = ||y - K a||^2 + lambda a^T K a = n - y^T R y,   a = (K + lambda I)^-1 y,
-    R = K (K + lambda I)^-1 = V diag(s / (s + lambda)) V^T                        (eq. 12)
+    R = K (K + lambda I)^-1 = V diag(s / (s + lambda)) V^T   (K = V diag(s) V^T; eq. 12)
 
-with K = V diag(s) V^T, and :class:`UMCRLS` minimises ``Q(c) = sum_h F(p_h(c))`` (eq. 10) by
-hill climbing. With the caches ``t_h = R p_h``, moving sample j from cluster a to d != a
-changes Q by ``Delta(j, d) = 4 (t_a[j] - t_d[j]) - 8 R_jj`` (eq. 13), in O(1), and updates
-``t_a -= 2 R_j``, ``t_d += 2 R_j`` in O(n). For a rank-r kernel K = Phi Phi^T (n x r),
-R = L L^T with ``L = Phi U (S + lambda I)^-1/2`` (Phi^T Phi = U S U^T): the caches
-``g_h = L^T p_h`` cost O(r) per move and the n scores O(n r k), with no n x n matrix.
+and :class:`UMCRLS` minimises ``Q(c) = sum_h F(p_h(c))`` (eq. 10) by hill climbing: with the
+caches ``t_h = R p_h``, moving sample j from cluster a to d != a changes Q by
+``Delta(j, d) = 4 (t_a[j] - t_d[j]) - 8 R_jj`` (eq. 13), in O(1), and updates
+``t_a -= 2 R_j``, ``t_d += 2 R_j`` in O(n). For a rank-r kernel K = Phi Phi^T, R = L L^T with
+``L = Phi U (S + lambda I)^-1/2`` (Phi^T Phi = U S U^T): caches ``g_h = L^T p_h``, O(r) per
+move, O(n r k) for the n scores.
 """
 
 from __future__ import annotations
@@ -40,15 +40,7 @@ from ._validation import (
 )
 from .balance import BALANCE_WARN_FRACTION, _check_int
 from .exceptions import BalanceWarning, ClusterCountWarning, DegenerateDataWarning
-from .kernels import (
-    _check_positive,
-    _check_square,
-    check_kernel_matrix,
-    gamma_grid,
-    kernel_matrix,
-    median_gamma,
-    rbf_kernel,
-)
+from .kernels import _check_positive, _check_square, gamma_grid, kernel_matrix, median_gamma, rbf_kernel
 from .metrics import permutation_mean_quadratic
 
 __all__ = ["UMCRLS", "LABEL_FREE_OCTAVES", "hat_matrix", "low_rank_hat_factor", "shaking_alpha"]
@@ -56,8 +48,7 @@ __all__ = ["UMCRLS", "LABEL_FREE_OCTAVES", "hat_matrix", "low_rank_hat_factor", 
 #: Octaves j of the label-free width grid ``gamma = 2^j gamma_0`` (``gamma_0`` the median
 #: heuristic) of :meth:`UMCRLS.label_free_rule`.
 LABEL_FREE_OCTAVES = tuple(range(-2, 6))
-# Algorithm 3 on the low-rank path: a claim of alpha points uses at most this many score
-# evaluations (batches of ceil(alpha / _MAX_BATCHES) best points).
+# Algorithm 3 on the low-rank path: at most this many score evaluations (batches) per claim.
 _MAX_BATCHES = 64
 # The dense path warns about its O(n^3) eigendecomposition from this n on.
 _DENSE_SLOW_N = 10_000
@@ -67,9 +58,6 @@ _LOW_RANK_DESCENT_SLOW_N = 20_000
 _TOL = 1e-9
 # Entries of an n x r array handled at once (blocks of rows; bounds the temporaries).
 _BLOCK_ENTRIES = 2**20
-
-
-# --- the formulas --------------------------------------------------------------------------
 
 
 def _check_alpha(alpha):
@@ -159,12 +147,8 @@ def shaking_alpha(n, n_clusters, i, size):
 
 
 class _Scorer:
-    """Bookkeeping shared by the scorers: labels, cluster sizes, counts, frozen samples.
-
-    ``counts``: ``"scores"`` values Delta(j, d) computed; ``"evaluations"`` calls that
-    computed a batch of them; ``"cache_updates"`` cache entries changed by moves.
-    With ``keep_nonempty`` a sample that is alone in its cluster is frozen (no candidate).
-    """
+    """Labels, cluster sizes and ``counts`` (``"scores"`` Delta(j, d) computed, ``"evaluations"``
+    batches of them, ``"cache_updates"``); with ``keep_nonempty`` a lone sample cannot move."""
 
     max_chunk = 4096
 
@@ -209,9 +193,6 @@ class _Scorer:
                 setattr(twin, name, getattr(self, name).copy())
         return twin
 
-    def delta_all(self):
-        return self.delta_rows(self._ar)
-
     def move_many(self, js, d):
         for j in np.asarray(js):
             self.move(int(j), d)
@@ -244,16 +225,12 @@ class _ExactScorer(_Scorer):
         self.counts["cache_updates"] += 2 * self.n
 
     def objective(self):
-        P = _class_vectors(self.c, self.k).T
-        return float(self.k * self.n - np.sum(P * self.T))
+        return float(self.k * self.n - np.sum(_class_vectors(self.c, self.k).T * self.T))
 
 
 class _LowRankScorer(_Scorer):
-    """R = L L^T; caches g_h = L^T p_h (columns of G, r x k). A move costs O(r).
-
-    ``L`` may be float32 (half the memory traffic of the O(n r k) product ``L G``); ``G`` and
-    the row norms R_jj stay float64.
-    """
+    """R = L L^T; caches g_h = L^T p_h (columns of G, r x k). A move costs O(r). ``L`` may be
+    float32 (half the memory traffic of the product ``L G``); G and the R_jj stay float64."""
 
     def __init__(self, L, c, k, keep_nonempty=False):
         super().__init__(c, k, keep_nonempty)
@@ -300,11 +277,8 @@ class _LowRankScorer(_Scorer):
 
 
 def _stochastic(scorer, on_move, max_iter, steps=0):
-    """Algorithm 1: sweep j = 1..n, move j to argmin_d S(c, j, d) when that lowers Q.
-
-    Scores are computed for chunks of samples; the first improving sample of a chunk moves and
-    the sweep resumes after it: the moves of the one-sample-at-a-time sweep.
-    """
+    """Algorithm 1: sweep j = 1..n, move j to argmin_d S(c, j, d) when that lowers Q. (Scores come
+    in chunks; the first improving sample of a chunk moves: the one-at-a-time sweep's moves.)"""
     chunk = 1
     while True:
         moved, j0 = False, 0
@@ -331,7 +305,7 @@ def _stochastic(scorer, on_move, max_iter, steps=0):
 def _steepest(scorer, on_move, max_iter, steps=0):
     """Algorithm 2: make the single best move (j, d) while it lowers Q."""
     while steps < max_iter:
-        D = scorer.delta_all()
+        D = scorer.delta_rows(scorer._ar)
         j, d = divmod(int(np.argmin(D)), scorer.k)
         if not D[j, d] < -_TOL:
             return steps, True
@@ -413,11 +387,9 @@ def _fill_empty(scorer, on_move):
     return steps
 
 
-def _run(scorer, search, n_rounds, on_move=None, on_claim=None, max_batches=None, max_iter=None,
+def _run(scorer, search, n_rounds, *, max_iter, on_move=None, on_claim=None, max_batches=None,
          descent=False):
     """Run one search on ``scorer``; returns ``(moves, converged, descent_moves)``."""
-    if max_iter is None:
-        max_iter = np.iinfo(np.int64).max
     keep = scorer.keep_nonempty
     if search == "shaking":
         # the claims run as printed: a cluster emptied in the middle of the rounds claims
@@ -440,8 +412,7 @@ def _run(scorer, search, n_rounds, on_move=None, on_claim=None, max_batches=None
 
 
 def _held_clusters(scorer):
-    """Clusters of one sample whose sample would lower Q by moving: only ``keep_nonempty``
-    keeps them (a diagnosis; not counted)."""
+    """Single-sample clusters that only ``keep_nonempty`` keeps (a diagnosis, not counted)."""
     single = np.flatnonzero(scorer.sizes == 1)
     if single.size == 0:
         return []
@@ -453,14 +424,6 @@ def _held_clusters(scorer):
     finally:
         scorer.keep_nonempty, scorer.counts = keep, counts
     return sorted(int(scorer.c[j]) for j, row in zip(js, D) if row.min() < -_TOL)
-
-
-def _initial_labels(n, k, rng):
-    """Line 1 of Algorithms 1-3: c drawn uniformly from C^n."""
-    return rng.randint(k, size=n).astype(np.intp)
-
-
-# --- the estimator ---------------------------------------------------------------------------
 
 
 def _memory_bytes(n, n_clusters, n_components=None, itemsize=8, n_features=None, kernel="rbf"):
@@ -517,8 +480,7 @@ class UMCRLS(ClusterMixin, BaseEstimator):
         and positive semidefinite).
     gamma : float, default=None
         RBF parameter of ``K(x, y) = exp(-gamma ||x - y||^2)``, for ``kernel="rbf"``; ``None``:
-        the median heuristic :func:`mmcedu.kernels.median_gamma`. The paper's width (sigma =
-        0.5 x the largest distance in ``exp(-d^2 / sigma^2)``) is
+        the median heuristic (:func:`mmcedu.kernels.median_gamma`). The paper's width is
         :func:`mmcedu.kernels.max_distance_gamma`.
     search : {"shaking", "steepest", "stochastic"}, default="shaking"
         ``"stochastic"``: Algorithm 1 (Stoc-RLS); ``"steepest"``: Algorithm 2 (Steep-RLS);
@@ -545,7 +507,7 @@ class UMCRLS(ClusterMixin, BaseEstimator):
     ----------
     labels_ : ndarray of shape (n_samples,)
     n_clusters_ : int
-        ``n_clusters``, or 1 for identical samples.
+        ``n_clusters`` (no search leaves a cluster empty), or 1 for identical samples.
     objective_ : float
         Q(c) of eq. (10) (under the rank-r kernel when ``n_components`` is set).
     n_iter_ : int
@@ -567,16 +529,16 @@ class UMCRLS(ClusterMixin, BaseEstimator):
         Identical samples (one cluster), an RBF kernel that is numerically the identity or
         all ones, or an ``alpha`` so small that R is the identity up to round-off.
     ClusterCountWarning
-        Fewer distinct samples than ``n_clusters``, or a cluster of a single sample that only
-        the rule "every cluster is non-empty" keeps.
+        Fewer distinct samples than ``n_clusters``, or a single-sample cluster that only the
+        rule "every cluster is non-empty" keeps.
     BalanceWarning
-        With ``final_descent=False``: a descent of Q from the end of Algorithm 3 would move
-        more than 5 % of the samples (the claims of eq. 11 decided the sizes).
+        ``final_descent=False`` and a descent of Q from the end of Algorithm 3 would move more
+        than 5 % of the samples (the claims of eq. 11 decided the sizes).
     ConvergenceWarning
         The search stopped at its move limit (100 n k + 1000 moves).
     UserWarning
-        A fit that will take minutes: the dense path from n = 10,000 on, Algorithms 1-2 on
-        the low-rank path from n = 20,000 on.
+        A fit of minutes: the dense path from n = 10,000 on, Algorithms 1-2 on the low-rank
+        path from n = 20,000 on.
 
     Raises
     ------
@@ -594,9 +556,6 @@ class UMCRLS(ClusterMixin, BaseEstimator):
 
     Notes
     -----
-    Every search returns k non-empty clusters: no move of Algorithms 1-2 or of the final
-    descent empties a cluster, and a cluster left empty claims its cheapest sample.
-
     Clusters of very different sizes are a limitation of the *search*, not of Q: Algorithm
     3's claims push every cluster towards n/k samples. When small clusters are expected,
     compare ``objective_`` with Q of a candidate labelling (``R`` from :func:`hat_matrix`):
@@ -671,13 +630,13 @@ class UMCRLS(ClusterMixin, BaseEstimator):
     def objective_contrast(self, X, *, random_state=None):
         """The fitted clustering's own objective relative to chance (larger is better).
 
-        ``1 - Q(c) / E_sigma Q(sigma(c))`` with ``Q(c) = sum_h (n - p_h^T R p_h)`` (eq. 10),
-        the exact ``R = K (K + alpha I)^-1`` of the kernel of ``X`` (after a low-rank fit too),
-        c = ``labels_`` and ``n_clusters`` vectors p_h (an empty cluster's is -e). The chance
-        level is the exact mean of Q over the labellings sigma(c) with the same cluster sizes
+        ``1 - Q(c) / E_sigma Q(sigma(c))`` with ``Q(c) = sum_h (n - p_h^T R p_h)`` (eq. 10), the
+        exact ``R = K (K + alpha I)^-1`` of the kernel of ``X`` (after a low-rank fit too), c =
+        ``labels_`` and ``n_clusters`` vectors p_h (an empty cluster's is -e); the chance level
+        is the exact mean of Q over the labellings sigma(c) with the same cluster sizes
         (:func:`mmcedu.metrics.permutation_mean_quadratic`). 0: no better than chance; 1: Q = 0.
-        A ratio because Q of *every* labelling falls as the kernel narrows (``Q -> k n alpha /
-        (1 + alpha)`` as ``gamma -> inf``): raw Q values are not comparable across widths.
+        A ratio because Q of *every* labelling falls as the kernel narrows (to
+        ``k n alpha / (1 + alpha)``): raw Q values are not comparable across widths.
 
         Parameters
         ----------
@@ -706,12 +665,11 @@ class UMCRLS(ClusterMixin, BaseEstimator):
         """Bytes of the largest arrays a fit with these parameters holds at once (besides X).
 
         The fit checks this number against the memory budget before it allocates. Dense path:
-        ``16 n^2 + 8 n (3 k + 40) + 8 MiB`` (two n x n arrays: the kernel, then its
-        eigenvectors and R; the k x n caches; the median heuristic's sample). Low-rank path
-        (r = min(n_components, n)): ``itemsize n r + n (itemsize k + 72) + 40 MiB`` (L, the
-        product L G of one score evaluation, the blocks of L), plus ``16 n min(n, d)`` for the
-        thin SVD of ``kernel="linear"`` (d = ``n_features``, n when ``None``) or ``8 n^2`` for
-        LAPACK's copy of a precomputed kernel.
+        ``16 n^2 + 8 n (3 k + 40) + 8 MiB`` (the kernel, then its eigenvectors and R; the caches;
+        the median heuristic's sample). Low-rank path (r = min(n_components, n)):
+        ``itemsize n r + n (itemsize k + 72) + 40 MiB`` (L, the product L G, the blocks of L),
+        plus ``16 n min(n, d)`` for the thin SVD of ``kernel="linear"`` (d = ``n_features``, n
+        when ``None``) or ``8 n^2`` for LAPACK's copy of a precomputed kernel.
         """
         return _memory_bytes(n_samples, self.n_clusters, self.n_components,
                              self._check_params().itemsize, n_features, self.kernel)
@@ -738,8 +696,7 @@ class UMCRLS(ClusterMixin, BaseEstimator):
         kappa = {"rbf": 1.0, "linear": float(X[0] @ X[0])}.get(self.kernel, float(X[0, 0]))
         # e^T R e = n (n kappa) / (n kappa + lambda), the same for every p_h
         self.objective_ = float(self.n_clusters * n * self.alpha / (n * kappa + self.alpha))
-        self.labels_, self.n_clusters_, self.n_iter_ = np.zeros(n, dtype=np.intp), 1, 0
-        self.converged_ = True
+        self.labels_, self.n_clusters_, self.n_iter_, self.converged_ = np.zeros(n, np.intp), 1, 0, True
         self.solver_info_ = {"solver": None, "n_iter": 0, "status": "identical samples",
                              "n_descent_moves": 0, "n_evaluations": 0}
         return self
@@ -753,11 +710,10 @@ class UMCRLS(ClusterMixin, BaseEstimator):
             alternative=(f"Pass n_components (e.g. n_components=200) for the low-rank path: "
                          f"{low_rank} at r = 200, or less with dtype='float32'."))
         if n >= _DENSE_SLOW_N:
-            warnings.warn(
-                f"UMCRLS: the dense path at n = {n:,} needs an eigendecomposition of the n x n "
-                f"kernel, about {9 * float(n) ** 3:.1e} floating-point operations (minutes). "
-                "Pass n_components (e.g. 200) for the low-rank path, O(n r^2).",
-                UserWarning, stacklevel=3)
+            warnings.warn(f"UMCRLS: the dense path at n = {n:,} needs an eigendecomposition of the "
+                          f"n x n kernel, about {9 * float(n) ** 3:.1e} floating-point operations "
+                          "(minutes). Pass n_components (e.g. 200) for the low-rank path, O(n r^2).",
+                          UserWarning, stacklevel=3)
         if self.kernel == "precomputed":
             s, V = eigh(X, check_finite=False)
             _check_psd(s, X)
@@ -826,16 +782,15 @@ class UMCRLS(ClusterMixin, BaseEstimator):
         dtype = self._check_params()
         X = validate_data(self, X, dtype=np.float64, ensure_min_samples=1)
         if self.kernel == "precomputed":
-            X = check_kernel_matrix(X)
+            X = kernel_matrix(X, "precomputed")  # checked: square, finite, symmetric
         else:
             check_scale(X)
         n, k = X.shape[0], self.n_clusters
         check_n_clusters(n, k)
         rng = check_random_state(self.random_state)
+        self.gamma_ = None
         if self.kernel == "rbf":
             self.gamma_ = median_gamma(X) if self.gamma is None else float(self.gamma)
-        else:
-            self.gamma_ = None
         if bool(np.all(X == X[0, 0])) if self.kernel == "precomputed" else all_identical(X):
             return self._fit_identical(X)
         m = np.unique(X, axis=0).shape[0] if k > 2 and self.kernel != "precomputed" else k
@@ -843,7 +798,7 @@ class UMCRLS(ClusterMixin, BaseEstimator):
             warnings.warn(f"UMCRLS: X has only {m} distinct samples, fewer than n_clusters={k}: "
                           f"copies of one sample are put in different clusters. Ask for at most "
                           f"n_clusters={m}.", ClusterCountWarning, stacklevel=2)
-        c = _initial_labels(n, k, rng)
+        c = rng.randint(k, size=n).astype(np.intp)  # line 1 of Algorithms 1-3: uniform on C^n
         if self.n_components is None:
             self._search(self._dense_scorer(X, c), None)
         else:

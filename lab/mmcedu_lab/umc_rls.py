@@ -34,7 +34,6 @@ from mmcedu.umc_rls import (
     _check_alpha,
     _class_vectors,
     _ExactScorer,
-    _initial_labels,
     _LowRankScorer,
     _run,
     _Scorer,
@@ -457,7 +456,7 @@ def run_search(K, alpha, n_clusters, *, search="shaking", n_rounds=20, random_st
         alpha = _check_alpha(alpha)
     n = np.shape(K if K is not None else (R if R is not None else L))[0]
     if init is None:
-        c = _initial_labels(n, k, check_random_state(random_state))
+        c = check_random_state(random_state).randint(k, size=n).astype(np.intp)
     else:
         c = _check_labels(init, k, n)
     if naive:
@@ -469,9 +468,10 @@ def run_search(K, alpha, n_clusters, *, search="shaking", n_rounds=20, random_st
     else:
         scorer = _ExactScorer(hat_matrix(K, alpha) if R is None else _check_square(R, "R"), c, k,
                               keep_nonempty)
-    n_iter, converged, descent_moves = _run(scorer, search, n_rounds, on_move, on_claim,
-                                            max_batches=max_batches, max_iter=max_iter,
-                                            descent=descent)
+    max_iter = np.iinfo(np.int64).max if max_iter is None else max_iter
+    n_iter, converged, descent_moves = _run(scorer, search, n_rounds, on_move=on_move,
+                                            on_claim=on_claim, max_batches=max_batches,
+                                            max_iter=max_iter, descent=descent)
     counts = dict(scorer.counts)
     return {"labels": scorer.c, "objective": scorer.objective(), "n_iter": int(n_iter),
             "converged": bool(converged), "descent_moves": int(descent_moves), "counts": counts}
