@@ -1,11 +1,18 @@
-"""Unsupervised multi-class regularized least squares clustering (UMC-RLS): the estimator.
+"""Unsupervised multi-class regularized least squares clustering (UMC-RLS).
 
-Pahikkala, Airola, Gieseke and Kramer (2012), "Unsupervised multi-class regularized least
-squares classification". :class:`UMCRLS` minimises the summed cost of k one-vs-all regularized
-least squares classifiers over the labellings by hill climbing. The formulas and the three
-searches on a kernel matrix (:func:`hat_matrix`, :func:`rls_cost`, :func:`umc_objective`,
-:func:`flip_delta`, :func:`shaking_alpha`, :func:`low_rank_hat_factor`, :func:`run_search`)
-are defined in ``mmcedu._umc_rls_search`` and exported here.
+Pahikkala, Airola, Gieseke and Kramer (2012). A labelling c of n samples into k clusters
+defines one +-1 vector per cluster, ``p_h(c)_i = +1 if c_i = h else -1`` (eq. 8). The cost of
+the best regularized least squares (RLS) fit to a +-1 vector y is (eq. 7; Lemma 1, corrected)
+
+    F(y) = ||y - K a||^2 + lambda a^T K a = n - y^T R y,   a = (K + lambda I)^-1 y,
+    R = K (K + lambda I)^-1 = V diag(s / (s + lambda)) V^T   (K = V diag(s) V^T; eq. 12)
+
+and :class:`UMCRLS` minimises ``Q(c) = sum_h F(p_h(c))`` (eq. 10) by hill climbing: with the
+caches ``t_h = R p_h``, moving sample j from cluster a to d != a changes Q by
+``Delta(j, d) = 4 (t_a[j] - t_d[j]) - 8 R_jj`` (eq. 13), in O(1), and updates
+``t_a -= 2 R_j``, ``t_d += 2 R_j`` in O(n). For a rank-r kernel K = Phi Phi^T, R = L L^T with
+``L = Phi U (S + lambda I)^-1/2`` (Phi^T Phi = U S U^T): caches ``g_h = L^T p_h``, O(r) per
+move, O(n r k) for the n scores.
 """
 
 from __future__ import annotations
@@ -22,28 +29,6 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._umc_rls_search import (
-    _BLOCK_ENTRIES,
-    _class_vectors,
-    _dense_hat,
-    _ExactScorer,
-    _hat_factor_inplace,
-    _hat_from_eig,
-    _held_clusters,
-    _initial_labels,
-    _LowRankScorer,
-    _row_blocks,
-    _run,
-    _shrinkage,
-    _stochastic,
-    flip_delta,
-    hat_matrix,
-    low_rank_hat_factor,
-    rls_cost,
-    run_search,
-    shaking_alpha,
-    umc_objective,
-)
 from ._validation import (
     all_identical,
     check_finite_result,
@@ -53,24 +38,392 @@ from ._validation import (
     format_bytes,
     warn_degenerate_kernel,
 )
-from .balance import BALANCE_WARN_FRACTION
+from .balance import BALANCE_WARN_FRACTION, _check_int
 from .exceptions import BalanceWarning, ClusterCountWarning, DegenerateDataWarning
-from .kernels import check_kernel_matrix, gamma_grid, kernel_matrix, median_gamma, rbf_kernel
+from .kernels import _check_positive, _check_square, gamma_grid, kernel_matrix, median_gamma, rbf_kernel
 from .metrics import permutation_mean_quadratic
 
-__all__ = ["UMCRLS", "LABEL_FREE_OCTAVES", "hat_matrix", "low_rank_hat_factor", "rls_cost",
-           "umc_objective", "flip_delta", "shaking_alpha", "run_search"]
+__all__ = ["UMCRLS", "LABEL_FREE_OCTAVES", "hat_matrix", "low_rank_hat_factor", "shaking_alpha"]
 
 #: Octaves j of the label-free width grid ``gamma = 2^j gamma_0`` (``gamma_0`` the median
 #: heuristic) of :meth:`UMCRLS.label_free_rule`.
 LABEL_FREE_OCTAVES = tuple(range(-2, 6))
-# Algorithm 3 on the low-rank path: a claim of alpha points uses at most this many score
-# evaluations (batches of ceil(alpha / _MAX_BATCHES) best points).
+# Algorithm 3 on the low-rank path: at most this many score evaluations (batches) per claim.
 _MAX_BATCHES = 64
 # The dense path warns about its O(n^3) eigendecomposition from this n on.
 _DENSE_SLOW_N = 10_000
 # Algorithms 1-2 on the low-rank path warn from this n on (about n moves of O(n r k) each).
 _LOW_RANK_DESCENT_SLOW_N = 20_000
+# Algorithms 1 and 2 accept a move only when it lowers Q by more than this.
+_TOL = 1e-9
+# Entries of an n x r array handled at once (blocks of rows; bounds the temporaries).
+_BLOCK_ENTRIES = 2**20
+
+
+def _check_alpha(alpha):
+    return _check_positive(alpha, "alpha (the paper's lambda)")
+
+
+def _row_blocks(n, width):
+    """Slices of rows covering 0..n, each of at most ``_BLOCK_ENTRIES / width`` rows."""
+    step = max(1, _BLOCK_ENTRIES // max(width, 1))
+    return [slice(st, st + step) for st in range(0, n, step)]
+
+
+def _shrinkage(s, alpha):
+    """The eigenvalues ``s / (s + alpha)`` of R for the eigenvalues s of K (clipped at 0)."""
+    sc = np.clip(s, 0.0, None)
+    return sc / (sc + alpha)
+
+
+def _hat_from_eig(s, V, alpha):
+    """R = V diag(s / (s + alpha)) V^T; V is scaled in place (one more n x n array, R)."""
+    V *= np.sqrt(_shrinkage(s, alpha))
+    return V @ V.T
+
+
+def hat_matrix(K, alpha):
+    """R = K (K + alpha I)^-1 = V diag(s / (s + alpha)) V^T (eq. 12), alpha the paper's lambda.
+
+    Eigenvalues of K below zero (round-off) are clipped to zero. Memory: 16 n^2 bytes besides K.
+    """
+    alpha = _check_alpha(alpha)
+    s, V = eigh(_check_square(K), check_finite=False)
+    return _hat_from_eig(s, V, alpha)
+
+
+def _hat_factor_inplace(Phi, alpha):
+    """Overwrite Phi (n x r, float32 or float64) with L = Phi U (S + alpha I)^-1/2, block by block
+    (no second n x r array). Returns S, the eigenvalues of Phi^T Phi clipped at 0."""
+    blocks = _row_blocks(*Phi.shape)
+    PtP = np.zeros((Phi.shape[1], Phi.shape[1]))
+    for rows in blocks:
+        B = np.asarray(Phi[rows], dtype=np.float64)
+        PtP += B.T @ B
+    S, U = np.linalg.eigh(PtP)
+    S = np.clip(S, 0.0, None)
+    M = U / np.sqrt(S + alpha)
+    for rows in blocks:
+        Phi[rows] = np.asarray(Phi[rows], dtype=np.float64) @ M
+    return S
+
+
+def low_rank_hat_factor(Phi, alpha):
+    """L (n x r, a new float64 array) with L L^T = R = K (K + alpha I)^-1 for K = Phi Phi^T.
+
+    ``L = Phi U (S + alpha I)^-1/2`` with Phi^T Phi = U S U^T (push-through identity), O(n r^2).
+    """
+    alpha = _check_alpha(alpha)
+    L = np.array(Phi, dtype=float)
+    if L.ndim != 2:
+        raise ValueError(f"Phi must be a 2-D (n, r) factor; got shape {L.shape}.")
+    _hat_factor_inplace(L, alpha)
+    return L
+
+
+def _class_vectors(labels, n_clusters):
+    """The k vectors p_h(c) of eq. (8) as the columns of an n x k matrix of +-1."""
+    labels = np.asarray(labels)
+    P = -np.ones((labels.shape[0], n_clusters))
+    P[np.arange(labels.shape[0]), labels] = 1.0
+    return P
+
+
+def shaking_alpha(n, n_clusters, i, size):
+    """Points cluster d claims in round i of Algorithm 3 (eq. 11), never negative.
+
+    alpha = floor(n / (2^i k) + n / k - |{h : c_h = d}|), computed in exact integer
+    arithmetic as floor(n (1 + 2^i) / (2^i k)) - size, and clipped to [0, n - size].
+    """
+    for name, v, low in (("n", n, 0), ("n_clusters", n_clusters, 1), ("i", i, 0), ("size", size, 0)):
+        _check_int(v, f"shaking_alpha: {name}", low)
+    if size > n:
+        raise ValueError(f"shaking_alpha: size={size} exceeds n={n}.")
+    a = (n * (1 + 2**i)) // (2**i * n_clusters) - size
+    return int(min(max(a, 0), n - size))
+
+
+# --- scorers: Delta(j, d) and moves; a scorer shares the label vector ``c`` it was given -----
+
+
+class _Scorer:
+    """Labels, cluster sizes and ``counts`` (``"scores"`` Delta(j, d) computed, ``"evaluations"``
+    batches of them, ``"cache_updates"``); with ``keep_nonempty`` a lone sample cannot move."""
+
+    max_chunk = 4096
+
+    def __init__(self, c, k, keep_nonempty=False):
+        self.c, self.n, self.k = c, c.shape[0], k
+        self.sizes = np.bincount(c, minlength=k).astype(np.intp)
+        self.keep_nonempty = bool(keep_nonempty)
+        self.counts = {"scores": 0, "evaluations": 0, "cache_updates": 0}
+        self._ar = np.arange(self.n)
+
+    def _frozen(self, cj):
+        return self.sizes[cj] <= 1
+
+    def _relabel(self, js, d):
+        np.subtract.at(self.sizes, self.c[js], 1)
+        self.sizes[d] += len(js)
+        self.c[js] = d
+
+    def _finish_to(self, delta, d):
+        delta[self.c == d] = np.inf
+        if self.keep_nonempty:
+            delta[self._frozen(self.c)] = np.inf
+        self.counts["evaluations"] += 1
+        self.counts["scores"] += self.n - int(self.sizes[d])
+        return delta
+
+    def _finish_rows(self, D, js, cj):
+        D[np.arange(len(js)), cj] = 0.0
+        if self.keep_nonempty:
+            D[self._frozen(cj)] = 0.0
+        self.counts["evaluations"] += 1
+        self.counts["scores"] += len(js) * (self.k - 1)
+        return D
+
+    def copy(self):
+        """An independent scorer at the same labels (the big arrays R, L, K are shared)."""
+        twin = object.__new__(type(self))
+        twin.__dict__.update(self.__dict__)
+        twin.c, twin.sizes, twin.counts = self.c.copy(), self.sizes.copy(), dict(self.counts)
+        for name in ("T", "G"):
+            if hasattr(self, name):
+                setattr(twin, name, getattr(self, name).copy())
+        return twin
+
+    def move_many(self, js, d):
+        for j in np.asarray(js):
+            self.move(int(j), d)
+
+
+class _ExactScorer(_Scorer):
+    """Caches t_h = R p_h (rows of T, k x n). Delta in O(1), a move in O(n)."""
+
+    def __init__(self, R, c, k, keep_nonempty=False):
+        super().__init__(c, k, keep_nonempty)
+        self.R, self.diag = R, np.diag(R).copy()
+        self.T = _class_vectors(c, k).T @ R  # row h: t_h = R p_h (R symmetric)
+
+    def delta_to(self, d):
+        own = self.T[self.c, self._ar]
+        return self._finish_to(4.0 * (own - self.T[d]) - 8.0 * self.diag, d)
+
+    def delta_rows(self, js):
+        cj = self.c[js]
+        t = self.T[:, js]
+        own = t[cj, np.arange(len(js))]
+        D = (4.0 * (own[None, :] - t) - 8.0 * self.diag[js][None, :]).T
+        return self._finish_rows(D, js, cj)
+
+    def move(self, j, d):
+        Rj = self.R[j]
+        self.T[self.c[j]] -= 2.0 * Rj
+        self.T[d] += 2.0 * Rj
+        self._relabel([j], d)
+        self.counts["cache_updates"] += 2 * self.n
+
+    def objective(self):
+        return float(self.k * self.n - np.sum(_class_vectors(self.c, self.k).T * self.T))
+
+
+class _LowRankScorer(_Scorer):
+    """R = L L^T; caches g_h = L^T p_h (columns of G, r x k). A move costs O(r). ``L`` may be
+    float32 (half the memory traffic of the product ``L G``); G and the R_jj stay float64."""
+
+    def __init__(self, L, c, k, keep_nonempty=False):
+        super().__init__(c, k, keep_nonempty)
+        self.L, self.diag, self.G = L, np.empty(self.n), np.zeros((L.shape[1], k))
+        for rows in _row_blocks(self.n, L.shape[1]):  # float64, no n x r float64 copy
+            B = np.asarray(L[rows], dtype=np.float64)
+            self.diag[rows] = np.einsum("ij,ij->i", B, B)
+            self.G += B.T @ _class_vectors(c[rows], k)
+
+    def delta_to(self, d):
+        T = self.L @ self.G.astype(self.L.dtype, copy=False)  # n x k, column h is t_h
+        own = np.take_along_axis(T, self.c[:, None], axis=1)[:, 0]
+        return self._finish_to(4.0 * (own.astype(np.float64) - T[:, d]) - 8.0 * self.diag, d)
+
+    def delta_rows(self, js):
+        cj = self.c[js]
+        t = np.empty((len(js), self.k))
+        for rows in _row_blocks(len(js), self.L.shape[1]):  # float64 rows of L
+            t[rows] = np.asarray(self.L[js[rows]], dtype=np.float64) @ self.G
+        own = t[np.arange(len(js)), cj]
+        return self._finish_rows(4.0 * (own[:, None] - t) - 8.0 * self.diag[js][:, None], js, cj)
+
+    def move(self, j, d):
+        Lj = np.asarray(self.L[j], dtype=np.float64)
+        self.G[:, self.c[j]] -= 2.0 * Lj
+        self.G[:, d] += 2.0 * Lj
+        self._relabel([j], d)
+        self.counts["cache_updates"] += 2 * self.L.shape[1]
+
+    def move_many(self, js, d):
+        js = np.asarray(js)
+        src = self.c[js]
+        for a in np.unique(src):
+            self.G[:, a] -= 2.0 * self.L[js[src == a]].sum(axis=0, dtype=np.float64)
+        self.G[:, d] += 2.0 * self.L[js].sum(axis=0, dtype=np.float64)
+        self._relabel(js, d)
+        self.counts["cache_updates"] += 2 * self.L.shape[1] * (np.unique(src).size + 1)
+
+    def objective(self):
+        return float(self.k * self.n - np.sum(self.G**2))
+
+
+# --- Algorithms 1-3, written once against the scorer interface ------------------------------
+
+
+def _stochastic(scorer, on_move, max_iter, steps=0):
+    """Algorithm 1: sweep j = 1..n, move j to argmin_d S(c, j, d) when that lowers Q. (Scores come
+    in chunks; the first improving sample of a chunk moves: the one-at-a-time sweep's moves.)"""
+    chunk = 1
+    while True:
+        moved, j0 = False, 0
+        while j0 < scorer.n:
+            js = np.arange(j0, min(j0 + chunk, scorer.n))
+            D = scorer.delta_rows(js)
+            hit = np.flatnonzero(D.min(axis=1) < -_TOL)  # erratum: "if c_j = d": "c_j != d"
+            if hit.size == 0:
+                j0, chunk = int(js[-1]) + 1, min(2 * chunk, scorer.max_chunk)
+                continue
+            i = int(hit[0])
+            j, d = int(js[i]), int(np.argmin(D[i]))
+            if on_move is not None:
+                on_move(j, d, float(D[i, d]))
+            scorer.move(j, d)
+            steps, moved = steps + 1, True
+            if steps >= max_iter:
+                return steps, False
+            j0, chunk = j + 1, max(1, min(chunk, scorer.max_chunk) // 4)
+        if not moved:
+            return steps, True
+
+
+def _steepest(scorer, on_move, max_iter, steps=0):
+    """Algorithm 2: make the single best move (j, d) while it lowers Q."""
+    while steps < max_iter:
+        D = scorer.delta_rows(scorer._ar)
+        j, d = divmod(int(np.argmin(D)), scorer.k)
+        if not D[j, d] < -_TOL:
+            return steps, True
+        if on_move is not None:
+            on_move(j, d, float(D[j, d]))
+        scorer.move(j, d)
+        steps += 1
+    return steps, False
+
+
+def _best_claims(scorer, delta, b):
+    """The b samples with the smallest finite ``delta`` (a claim of cluster d); with
+    ``keep_nonempty`` a cluster of size m gives at most m - 1 samples to one batch."""
+    finite = int(np.count_nonzero(np.isfinite(delta)))
+    b = min(b, finite)
+    if b == 0:
+        return np.empty(0, dtype=np.intp)
+    js = np.argpartition(delta, b - 1)[:b]
+    cap = scorer.sizes - 1
+    if not scorer.keep_nonempty or np.all(np.bincount(scorer.c[js], minlength=scorer.k) <= cap):
+        return js
+    out = []
+    for j in np.argsort(delta, kind="stable")[:finite]:
+        if cap[scorer.c[j]] > 0:
+            cap[scorer.c[j]] -= 1
+            out.append(j)
+            if len(out) == b:
+                break
+    return np.asarray(out, dtype=np.intp)
+
+
+def _claim(scorer, d, b, on_move):
+    """Cluster d claims the b samples whose moves to d cost least; returns how many it took."""
+    delta = scorer.delta_to(d)
+    if b == 1:
+        j = int(np.argmin(delta))
+        if not np.isfinite(delta[j]):
+            return 0  # every other sample is the last of its cluster
+        if on_move is not None:
+            on_move(j, d, float(delta[j]))
+        scorer.move(j, d)
+        return 1
+    js = _best_claims(scorer, delta, b)
+    if on_move is not None:
+        for j in js:
+            on_move(int(j), d, float(delta[j]))
+    if js.size:
+        scorer.move_many(js, d)
+    return js.size
+
+
+def _shaking(scorer, n_rounds, on_move, on_claim, max_batches, max_iter, steps=0):
+    """Algorithm 3: in rounds i = 0..s every cluster d claims alpha (eq. 11) points, each the
+    steepest move towards d among the points outside d (erratum: "d = c_j" must read
+    "c_j != d"), made even when Q rises."""
+    for i in range(n_rounds + 1):
+        for d in range(scorer.k):
+            remaining = shaking_alpha(scorer.n, scorer.k, i, int(scorer.sizes[d]))
+            batch = 1 if max_batches is None else max(1, -(-remaining // max_batches))
+            while remaining > 0 and steps < max_iter:
+                b = _claim(scorer, d, min(batch, remaining), on_move)
+                if b == 0:
+                    break
+                remaining -= b
+                steps += b
+            if on_claim is not None:
+                on_claim(i, d, scorer.c.copy())
+    return steps, steps < max_iter
+
+
+def _fill_empty(scorer, on_move):
+    """Every empty cluster claims the one sample whose move to it costs least."""
+    steps = 0
+    for d in range(scorer.k):
+        if scorer.sizes[d] == 0:
+            if _claim(scorer, d, 1, on_move) == 0:
+                break
+            steps += 1
+    return steps
+
+
+def _run(scorer, search, n_rounds, *, max_iter, on_move=None, on_claim=None, max_batches=None,
+         descent=False):
+    """Run one search on ``scorer``; returns ``(moves, converged, descent_moves)``."""
+    keep = scorer.keep_nonempty
+    if search == "shaking":
+        # the claims run as printed: a cluster emptied in the middle of the rounds claims
+        # again in the next round; only the end point is repaired
+        scorer.keep_nonempty = False
+        try:
+            steps, converged = _shaking(scorer, n_rounds, on_move, on_claim, max_batches, max_iter)
+        finally:
+            scorer.keep_nonempty = keep
+        if keep:
+            steps += _fill_empty(scorer, on_move)
+        if not (descent and converged):
+            return steps, converged, 0
+        total, converged = _stochastic(scorer, on_move, max_iter, steps)
+        return total, converged, total - steps
+    steps = _fill_empty(scorer, on_move) if keep else 0
+    if search == "steepest":
+        return (*_steepest(scorer, on_move, max_iter, steps), 0)
+    return (*_stochastic(scorer, on_move, max_iter, steps), 0)
+
+
+def _held_clusters(scorer):
+    """Single-sample clusters that only ``keep_nonempty`` keeps (a diagnosis, not counted)."""
+    single = np.flatnonzero(scorer.sizes == 1)
+    if single.size == 0:
+        return []
+    js = np.flatnonzero(np.isin(scorer.c, single))
+    counts, keep = dict(scorer.counts), scorer.keep_nonempty
+    scorer.keep_nonempty = False
+    try:
+        D = scorer.delta_rows(js)
+    finally:
+        scorer.keep_nonempty, scorer.counts = keep, counts
+    return sorted(int(scorer.c[j]) for j, row in zip(js, D) if row.min() < -_TOL)
 
 
 def _memory_bytes(n, n_clusters, n_components=None, itemsize=8, n_features=None, kernel="rbf"):
@@ -86,43 +439,39 @@ def _memory_bytes(n, n_clusters, n_components=None, itemsize=8, n_features=None,
     return int(b)
 
 
-def _check_psd(s, scale, n, what="precomputed kernel", tol=1e-8):
-    lam_min = float(np.min(s))
-    if lam_min < -tol * scale * n:
-        raise ValueError(f"The {what} is not positive semidefinite: its smallest eigenvalue is "
-                         f"{lam_min:.3g} (relative {lam_min / scale:.3g}). Use a valid kernel, "
-                         "or clip the negative eigenvalues to zero.")
+def _check_psd(s, K):
+    """Refuse the precomputed kernel ``K`` when its smallest eigenvalue (in ``s``) is negative."""
+    lam_min, scale = float(np.min(s)), max(1.0, float(np.max(np.abs(K))))
+    if lam_min < -1e-8 * scale * K.shape[0]:
+        raise ValueError(f"The precomputed kernel is not positive semidefinite: its smallest "
+                         f"eigenvalue is {lam_min:.3g} (relative {lam_min / scale:.3g}). Use a "
+                         "valid kernel, or clip the negative eigenvalues to zero.")
 
 
-def _warn_tiny_alpha(alpha, s, who="UMCRLS"):
-    """R = I up to round-off when alpha is below the eigenvalues' round-off (n eps s_max)."""
+def _warn_tiny_alpha(alpha, s):
+    """Warn when alpha is below the round-off of the eigenvalues s (n eps s_max): R = I."""
     s_max = float(np.max(s)) if np.size(s) else 0.0
     noise = 100.0 * np.size(s) * np.finfo(float).eps * s_max
     if s_max > 0 and alpha < noise:
         warnings.warn(
-            f"{who}: alpha={alpha:.3g} is below the round-off of the kernel's eigenvalues "
+            f"UMCRLS: alpha={alpha:.3g} is below the round-off of the kernel's eigenvalues "
             f"(largest {s_max:.3g}, round-off ~{noise:.2g}): R = K (K + alpha I)^-1 is the "
             "identity up to round-off, every labelling has nearly the same cost and the "
             "labels are arbitrary. Use alpha in [2^-10, 2^-1] (the paper's range).",
             DegenerateDataWarning, stacklevel=3)
-        return True
-    return False
 
 
 class UMCRLS(ClusterMixin, BaseEstimator):
     """Unsupervised multi-class regularized least squares clustering (UMC-RLS).
 
-    Finds labels ``c`` in {0..k-1}^n that minimise ``Q(c) = sum_h F(p_h(c))`` (eq. 10), the
-    summed cost of k one-vs-all regularized least squares classifiers trained on the +-1
-    vectors ``p_h(c)`` (eq. 8), by hill climbing with O(1) evaluation of every single-point
-    move (Appendix, eq. 13), as in Pahikkala et al. (2012) [1]_. Symbols: n samples,
-    k = ``n_clusters`` (the paper's |C|), lambda = ``alpha``, K the kernel matrix,
-    ``R = K (K + lambda I)^-1`` (eq. 12), ``F(y) = n - y^T R y`` (Lemma 1, corrected).
+    Finds labels c in {0..k-1}^n that minimise ``Q(c) = sum_h (n - p_h^T R p_h)`` (eq. 10),
+    the summed cost of k one-vs-all RLS classifiers, by hill climbing with O(1) scores of
+    single-point moves (Pahikkala et al. 2012 [1]_; the mathematics: :mod:`mmcedu.umc_rls`).
 
     Parameters
     ----------
     n_clusters : int, default=2
-        Number of clusters k.
+        Number of clusters k (the paper's |C|).
     alpha : float, default=0.125
         Regularization parameter lambda > 0 of eq. (3) (named as in ``KernelRidge``); the
         paper selects it from 2^-10..2^-1.
@@ -130,31 +479,27 @@ class UMCRLS(ClusterMixin, BaseEstimator):
         ``"precomputed"``: ``X`` is the (n, n) kernel matrix K (square, finite, symmetric
         and positive semidefinite).
     gamma : float, default=None
-        RBF parameter of ``K(x, y) = exp(-gamma ||x - y||^2)``; ``None``: the median heuristic
-        :func:`mmcedu.kernels.median_gamma`. The paper's width (sigma = 0.5 x the largest
-        distance in ``exp(-d^2 / sigma^2)``) is :func:`mmcedu.kernels.max_distance_gamma`.
-        Ignored unless ``kernel="rbf"``.
+        RBF parameter of ``K(x, y) = exp(-gamma ||x - y||^2)``, for ``kernel="rbf"``; ``None``:
+        the median heuristic (:func:`mmcedu.kernels.median_gamma`). The paper's width is
+        :func:`mmcedu.kernels.max_distance_gamma`.
     search : {"shaking", "steepest", "stochastic"}, default="shaking"
         ``"stochastic"``: Algorithm 1 (Stoc-RLS); ``"steepest"``: Algorithm 2 (Steep-RLS);
         ``"shaking"``: Algorithm 3 (UMC-RLS), whose moves are made even when Q rises.
     n_rounds : int, default=20
-        The paper's s, the number of shakings: Algorithm 3 runs the rounds i = 0, 1, ..., s
-        (``search="shaking"`` only).
+        The paper's s, the number of shakings: Algorithm 3 runs the rounds i = 0, 1, ..., s.
     final_descent : bool, default=True
-        With ``search="shaking"``: after Algorithm 3, run Algorithm 1 until no single move
-        lowers Q. Algorithm 3 ends with every cluster at about n/k samples, in general not a
-        local minimum of Q; the descent keeps its basin but lets the sizes follow Q.
+        With ``search="shaking"``: then run Algorithm 1 until no single move lowers Q
+        (Algorithm 3 ends with every cluster near n/k samples, in general not a local minimum).
         ``False``: the paper's algorithm as printed.
     n_components : int, default=None
         Rank of a kernel approximation. ``None``: the exact R (memory about ``16 n^2`` bytes,
-        :meth:`memory_bytes`; time O(n^3)). An int r: a rank-r factor R = L L^T (Nystroem for
-        ``"rbf"``, truncated SVD for ``"linear"``, the r leading eigenvectors for
-        ``"precomputed"``); memory ``itemsize n r`` plus O(n k), time O(n r^2) for the factor
-        and O(n r k) per score evaluation. Algorithm 3 then claims points in at most 64
-        batches per claim (one at a time when a claim has <= 64 points).
+        time O(n^3)). An int r: a rank-r factor R = L L^T (Nystroem for ``"rbf"``, truncated
+        SVD for ``"linear"``, the r leading eigenvectors for ``"precomputed"``); memory
+        ``itemsize n r`` plus O(n k), time O(n r^2) plus O(n r k) per score evaluation.
+        Algorithm 3 then claims points in at most 64 batches per claim.
     dtype : {"float64", "float32"}, default="float64"
-        Type of the low-rank factor L: ``"float32"`` halves its memory and the memory traffic
-        of each score evaluation; the caches and Q stay float64. Ignored on the dense path.
+        Type of the low-rank factor L (``"float32"`` halves its memory); the caches and Q stay
+        float64. Ignored on the dense path.
     random_state : int, RandomState instance or None, default=None
         Seed of the initial labelling (line 1 of Algorithms 1-3) and the Nystroem landmarks.
 
@@ -162,20 +507,18 @@ class UMCRLS(ClusterMixin, BaseEstimator):
     ----------
     labels_ : ndarray of shape (n_samples,)
     n_clusters_ : int
-        ``n_clusters``, or 1 for identical samples.
+        ``n_clusters`` (no search leaves a cluster empty), or 1 for identical samples.
     objective_ : float
         Q(c) of eq. (10) (under the rank-r kernel when ``n_components`` is set).
     n_iter_ : int
-        Single-point moves made (the "steepest descent steps" of Fig. 5), the final
-        descent's included.
+        Single-point moves made, the final descent's included.
     converged_ : bool
         A single-move local minimum of Q was reached (Algorithm 3 without the final descent:
         its claims ended before the move limit).
     solver_info_ : dict
         ``"solver"`` (the search), ``"n_iter"``, ``"status"`` (``"converged"`` or
         ``"move limit"``), ``"n_descent_moves"`` (moves of the final descent) and
-        ``"n_evaluations"`` (batches of move scores computed: one claim step of Algorithm 3,
-        one chunk of Algorithm 1, one step of Algorithm 2; O(n r k) each on the low-rank path).
+        ``"n_evaluations"`` (batches of move scores computed).
     gamma_ : float or None
         The RBF parameter used (``None`` for the linear and precomputed kernels).
     n_features_in_ : int
@@ -186,16 +529,16 @@ class UMCRLS(ClusterMixin, BaseEstimator):
         Identical samples (one cluster), an RBF kernel that is numerically the identity or
         all ones, or an ``alpha`` so small that R is the identity up to round-off.
     ClusterCountWarning
-        Fewer distinct samples than ``n_clusters``, or a cluster of a single sample that only
-        the rule "every cluster is non-empty" keeps (Q would move that sample).
+        Fewer distinct samples than ``n_clusters``, or a single-sample cluster that only the
+        rule "every cluster is non-empty" keeps.
     BalanceWarning
-        With ``final_descent=False``: a descent of Q from the end point of Algorithm 3 would
-        move more than 5 % of the samples (the claims of eq. 11 decided the sizes).
+        ``final_descent=False`` and a descent of Q from the end of Algorithm 3 would move more
+        than 5 % of the samples (the claims of eq. 11 decided the sizes).
     ConvergenceWarning
-        The search stopped at its move limit (100 n k + 1000 moves) before a local minimum.
+        The search stopped at its move limit (100 n k + 1000 moves).
     UserWarning
-        A fit that will take minutes: the dense path from n = 10,000 on, Algorithms 1-2 on
-        the low-rank path from n = 20,000 on.
+        A fit of minutes: the dense path from n = 10,000 on, Algorithms 1-2 on the low-rank
+        path from n = 20,000 on.
 
     Raises
     ------
@@ -213,15 +556,10 @@ class UMCRLS(ClusterMixin, BaseEstimator):
 
     Notes
     -----
-    Every search returns k non-empty clusters: Algorithms 1-2 and the final descent make no
-    move that empties a cluster, and a cluster left empty by the random start or by the end
-    of Algorithm 3 claims the sample whose move costs least.
-
     Clusters of very different sizes are a limitation of the *search*, not of Q: Algorithm
-    3's claims push every cluster towards n/k samples, and single-point moves do not undo
-    the split of a large cluster. When small clusters are expected, compare ``objective_``
-    with :func:`umc_objective` of a candidate labelling (k-means', say): a lower Q is a
-    better answer to the same problem.
+    3's claims push every cluster towards n/k samples. When small clusters are expected,
+    compare ``objective_`` with Q of a candidate labelling (``R`` from :func:`hat_matrix`):
+    a lower Q is a better answer to the same problem.
 
     Label-free rule (:meth:`label_free_rule`): the widths ``gamma = 2^j gamma_0``, j = -2..5
     (``gamma_0`` the median heuristic), chosen by transfer stability, near-ties (within 0.1)
@@ -278,9 +616,6 @@ class UMCRLS(ClusterMixin, BaseEstimator):
     def label_free_rule(self, X):
         """The recommended way to choose this estimator's parameters without labels, on ``X``.
 
-        The widths ``gamma = 2^j gamma_0``, j in :data:`LABEL_FREE_OCTAVES` (-2..5),
-        chosen by transfer stability; near-ties (within 0.1) go to :meth:`objective_contrast`.
-
         Returns
         -------
         rule : dict
@@ -295,14 +630,13 @@ class UMCRLS(ClusterMixin, BaseEstimator):
     def objective_contrast(self, X, *, random_state=None):
         """The fitted clustering's own objective relative to chance (larger is better).
 
-        ``1 - Q(c) / E_sigma Q(sigma(c))``: ``Q(c) = sum_h (n - p_h^T R p_h)`` (eq. 10) with
-        the exact ``R = K (K + alpha I)^-1`` of the kernel of ``X`` (after a low-rank fit
-        too), c = ``labels_`` and ``n_clusters`` vectors p_h (an empty cluster's is -e); the
-        chance level is its exact mean over the labellings sigma(c) with the same cluster
-        sizes (:func:`mmcedu.metrics.permutation_mean_quadratic`). 0: no better than chance;
-        1: Q = 0. A ratio because Q of *every* labelling falls as the kernel narrows
-        (``R -> I / (1 + alpha)``, ``Q -> k n alpha / (1 + alpha)`` as ``gamma -> inf``):
-        raw Q values are not comparable across widths.
+        ``1 - Q(c) / E_sigma Q(sigma(c))`` with ``Q(c) = sum_h (n - p_h^T R p_h)`` (eq. 10), the
+        exact ``R = K (K + alpha I)^-1`` of the kernel of ``X`` (after a low-rank fit too), c =
+        ``labels_`` and ``n_clusters`` vectors p_h (an empty cluster's is -e); the chance level
+        is the exact mean of Q over the labellings sigma(c) with the same cluster sizes
+        (:func:`mmcedu.metrics.permutation_mean_quadratic`). 0: no better than chance; 1: Q = 0.
+        A ratio because Q of *every* labelling falls as the kernel narrows (to
+        ``k n alpha / (1 + alpha)``): raw Q values are not comparable across widths.
 
         Parameters
         ----------
@@ -331,12 +665,10 @@ class UMCRLS(ClusterMixin, BaseEstimator):
         """Bytes of the largest arrays a fit with these parameters holds at once (besides X).
 
         The fit checks this number against the memory budget before it allocates. Dense path:
-        ``16 n^2 + 8 n (3 k + 40) + 8 MiB``: two n x n arrays (the kernel and its eigenvectors,
-        LAPACK working in the kernel's memory, then the eigenvectors and R), the k x n caches
-        and n-vectors of the search, the median heuristic's sample. Low-rank path (r =
-        min(n_components, n)): ``itemsize n r + n (itemsize k + 72) + 40 MiB`` (the factor L,
-        the product L G of one score evaluation, the blocks in which L is built), plus
-        ``16 n min(n, d)`` for the thin SVD of ``kernel="linear"`` (d = ``n_features``, n
+        ``16 n^2 + 8 n (3 k + 40) + 8 MiB`` (the kernel, then its eigenvectors and R; the caches;
+        the median heuristic's sample). Low-rank path (r = min(n_components, n)):
+        ``itemsize n r + n (itemsize k + 72) + 40 MiB`` (L, the product L G, the blocks of L),
+        plus ``16 n min(n, d)`` for the thin SVD of ``kernel="linear"`` (d = ``n_features``, n
         when ``None``) or ``8 n^2`` for LAPACK's copy of a precomputed kernel.
         """
         return _memory_bytes(n_samples, self.n_clusters, self.n_components,
@@ -362,10 +694,9 @@ class UMCRLS(ClusterMixin, BaseEstimator):
                       "every sample is put in cluster 0 (n_clusters_=1).",
                       DegenerateDataWarning, stacklevel=3)
         kappa = {"rbf": 1.0, "linear": float(X[0] @ X[0])}.get(self.kernel, float(X[0, 0]))
-        # K = kappa e e^T: e^T R e = n (n kappa) / (n kappa + lambda), the same for every p_h
+        # e^T R e = n (n kappa) / (n kappa + lambda), the same for every p_h
         self.objective_ = float(self.n_clusters * n * self.alpha / (n * kappa + self.alpha))
-        self.labels_, self.n_clusters_, self.n_iter_ = np.zeros(n, dtype=np.intp), 1, 0
-        self.converged_ = True
+        self.labels_, self.n_clusters_, self.n_iter_, self.converged_ = np.zeros(n, np.intp), 1, 0, True
         self.solver_info_ = {"solver": None, "n_iter": 0, "status": "identical samples",
                              "n_descent_moves": 0, "n_evaluations": 0}
         return self
@@ -379,14 +710,13 @@ class UMCRLS(ClusterMixin, BaseEstimator):
             alternative=(f"Pass n_components (e.g. n_components=200) for the low-rank path: "
                          f"{low_rank} at r = 200, or less with dtype='float32'."))
         if n >= _DENSE_SLOW_N:
-            warnings.warn(
-                f"UMCRLS: the dense path at n = {n:,} needs an eigendecomposition of the n x n "
-                f"kernel, about {9 * float(n) ** 3:.1e} floating-point operations (minutes). "
-                "Pass n_components (e.g. 200) for the low-rank path, O(n r^2).",
-                UserWarning, stacklevel=3)
+            warnings.warn(f"UMCRLS: the dense path at n = {n:,} needs an eigendecomposition of the "
+                          f"n x n kernel, about {9 * float(n) ** 3:.1e} floating-point operations "
+                          "(minutes). Pass n_components (e.g. 200) for the low-rank path, O(n r^2).",
+                          UserWarning, stacklevel=3)
         if self.kernel == "precomputed":
-            R, s = _dense_hat(X, self.alpha)
-            _check_psd(s, max(1.0, float(np.max(np.abs(X)))), n)
+            s, V = eigh(X, check_finite=False)
+            _check_psd(s, X)
         else:
             K = kernel_matrix(X, self.kernel, self.gamma_)
             check_finite_result(
@@ -397,8 +727,8 @@ class UMCRLS(ClusterMixin, BaseEstimator):
             # K is dropped before R is formed: at most two n x n arrays live at once
             s, V = eigh(K.T, overwrite_a=True, check_finite=False)  # K.T: Fortran order, no copy
             del K
-            R = _hat_from_eig(s, V, self.alpha)
-            del V
+        R = _hat_from_eig(s, V, self.alpha)
+        del V
         _warn_tiny_alpha(self.alpha, np.clip(s, 0.0, None))
         return _ExactScorer(R, c, self.n_clusters, keep_nonempty=True)
 
@@ -417,8 +747,7 @@ class UMCRLS(ClusterMixin, BaseEstimator):
             U, sv, _ = np.linalg.svd(X, full_matrices=False)
             return np.asarray(U[:, :r] * sv[:r], dtype=dtype)
         # precomputed: only the r leading eigenpairs (a truncated eigensolver)
-        _check_psd(eigh(X, eigvals_only=True, subset_by_index=[0, 0]),
-                   max(1.0, float(np.max(np.abs(X)))), n)
+        _check_psd(eigh(X, eigvals_only=True, subset_by_index=[0, 0]), X)
         s, V = eigh(X, subset_by_index=[n - r, n - 1])
         return np.asarray(V * np.sqrt(np.clip(s, 0.0, None)), dtype=dtype)
 
@@ -453,24 +782,23 @@ class UMCRLS(ClusterMixin, BaseEstimator):
         dtype = self._check_params()
         X = validate_data(self, X, dtype=np.float64, ensure_min_samples=1)
         if self.kernel == "precomputed":
-            X = check_kernel_matrix(X)
+            X = kernel_matrix(X, "precomputed")  # checked: square, finite, symmetric
         else:
             check_scale(X)
         n, k = X.shape[0], self.n_clusters
         check_n_clusters(n, k)
         rng = check_random_state(self.random_state)
+        self.gamma_ = None
         if self.kernel == "rbf":
             self.gamma_ = median_gamma(X) if self.gamma is None else float(self.gamma)
-        else:
-            self.gamma_ = None
         if bool(np.all(X == X[0, 0])) if self.kernel == "precomputed" else all_identical(X):
             return self._fit_identical(X)
-        if k > 2 and self.kernel != "precomputed" and np.unique(X, axis=0).shape[0] < k:
-            m = np.unique(X, axis=0).shape[0]
+        m = np.unique(X, axis=0).shape[0] if k > 2 and self.kernel != "precomputed" else k
+        if m < k:
             warnings.warn(f"UMCRLS: X has only {m} distinct samples, fewer than n_clusters={k}: "
                           f"copies of one sample are put in different clusters. Ask for at most "
                           f"n_clusters={m}.", ClusterCountWarning, stacklevel=2)
-        c = _initial_labels(n, k, rng)
+        c = rng.randint(k, size=n).astype(np.intp)  # line 1 of Algorithms 1-3: uniform on C^n
         if self.n_components is None:
             self._search(self._dense_scorer(X, c), None)
         else:
@@ -499,9 +827,6 @@ class UMCRLS(ClusterMixin, BaseEstimator):
                              "n_evaluations": int(scorer.counts["evaluations"])}
         self.labels_ = np.unique(scorer.c, return_inverse=True)[1].astype(np.intp)
         self.n_clusters_ = int(self.labels_.max()) + 1
-        if self.n_clusters_ < k:  # not expected: every search keeps the clusters non-empty
-            warnings.warn(f"UMCRLS returned {self.n_clusters_} of n_clusters={k} clusters.",
-                          ClusterCountWarning, stacklevel=3)
         held = _held_clusters(scorer)
         if held:
             warnings.warn(

@@ -8,20 +8,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mmcedu import UMCRLS
-from mmcedu._umc_rls_search import _class_vectors, _ExactScorer
 from mmcedu.datasets import blobs, iris, moons
 from mmcedu.exceptions import BalanceWarning
 from mmcedu.kernels import max_distance_gamma, nystroem_factor, rbf_kernel
 from mmcedu.metrics import adjusted_rand_score
-from mmcedu.umc_rls import (
-    flip_delta,
-    hat_matrix,
-    low_rank_hat_factor,
-    rls_cost,
-    run_search,
-    shaking_alpha,
-    umc_objective,
-)
+from mmcedu.umc_rls import _class_vectors, _ExactScorer, hat_matrix, low_rank_hat_factor, shaking_alpha
+from mmcedu_lab.umc_rls import flip_delta, rls_cost, run_search, umc_objective
 
 
 def _problem(seed, n, d=2, width=1.0):
@@ -180,7 +172,7 @@ def test_constrained_search_and_descent_make_the_oracles_moves(search, seed):
     assert [m[:2] for m in fast] == [m[:2] for m in slow]
     assert np.allclose([m[2] for m in fast], [m[2] for m in slow], atol=1e-7)
     assert np.array_equal(a["labels"], b["labels"]) and np.unique(a["labels"]).size == k
-    assert a["converged"] and a["counts"]["solves"] == 0 and b["counts"]["solves"] > 0
+    assert a["converged"] and "solves" not in a["counts"] and b["counts"]["solves"] > 0
 
 
 def test_shaking_ends_off_a_local_minimum_and_the_descent_reaches_one():
@@ -192,13 +184,13 @@ def test_shaking_ends_off_a_local_minimum_and_the_descent_reaches_one():
     shaken = run_search(None, 2.0**-7, 3, R=R, random_state=0)
     assert sorted(np.bincount(shaken["labels"])) == [50, 50, 50]
     scorer = _ExactScorer(R, shaken["labels"].copy(), 3)
-    assert scorer.delta_all().min() < -1e-6  # an improving move exists
+    assert scorer.delta_rows(np.arange(150)).min() < -1e-6  # an improving move exists
     log = []
     done = run_search(None, 2.0**-7, 3, R=R, random_state=0, descent=True,
                       on_move=lambda j, d, dq: log.append(dq))
     assert done["descent_moves"] > 0 and done["converged"]
     assert done["objective"] == pytest.approx(shaken["objective"] + sum(log[-done["descent_moves"]:]))
-    assert _ExactScorer(R, done["labels"].copy(), 3).delta_all().min() >= -1e-9
+    assert _ExactScorer(R, done["labels"].copy(), 3).delta_rows(np.arange(150)).min() >= -1e-9
 
 
 def test_counted_work_per_move():
@@ -210,8 +202,7 @@ def test_counted_work_per_move():
     size0 = int(np.sum(init == 0))
     fast = run_search(K, 0.1, k, init=init, max_iter=1)
     naive = run_search(K, 0.1, k, init=init, max_iter=1, naive=True)
-    assert fast["counts"] == {"scores": n - size0, "evaluations": 1, "cache_updates": 2 * n,
-                              "solves": 0}
+    assert fast["counts"] == {"scores": n - size0, "evaluations": 1, "cache_updates": 2 * n}
     assert naive["counts"]["solves"] == n - size0 + 1
     assert naive["counts"]["scores"] == n - size0
     full = run_search(K, 0.1, k, init=init)
@@ -417,7 +408,7 @@ def test_rbf_low_rank_path_is_the_search_on_the_nystroem_factor():
     by block (here in several blocks) and equals the one-shot factor."""
     from sklearn.kernel_approximation import Nystroem
 
-    from mmcedu import _umc_rls_search as search
+    from mmcedu import umc_rls as search
 
     X, _ = blobs(500, centers=3, random_state=5)
     rng = np.random.RandomState(0)

@@ -1,4 +1,5 @@
-"""Table I of Pahikkala et al. (2012), UMC-RLS: the rows that run offline.
+"""Table I of Pahikkala et al. (2012), UMC-RLS: the rows that run offline; and the instrumented
+search (:func:`run_search`) and naive references that chapter 04 and the tests use.
 
 Protocol of the paper (Sec. IV-C): Gaussian kernel exp(-d^2 / sigma^2); lambda from
 {2^-10, ..., 2^-1} and sigma from {0.1, ..., 1.0} x sigma_0 (sigma_0 the largest pairwise
@@ -24,16 +25,27 @@ import numpy as np
 from sklearn.cluster import KMeans, SpectralClustering
 from sklearn.metrics import silhouette_score
 from sklearn.mixture import GaussianMixture
+from sklearn.utils import check_random_state
 
-from mmcedu.kernels import gamma_from_sigma, pairwise_distance_range, rbf_kernel
+from mmcedu.balance import _check_int
+from mmcedu.kernels import _check_square, gamma_from_sigma, pairwise_distance_range, rbf_kernel
 from mmcedu.metrics import adjusted_rand_score
-from mmcedu.umc_rls import hat_matrix, run_search
+from mmcedu.umc_rls import (
+    _check_alpha,
+    _class_vectors,
+    _ExactScorer,
+    _LowRankScorer,
+    _run,
+    _Scorer,
+    hat_matrix,
+)
 
 from .cache import cached
 from .parallel import map_tasks
 from .registry import DATASETS, PAPER, PaperTable, load, stand_in
 
-__all__ = ["DATA_SETS", "umc_rls_table1", "umc_rls_table2", "umc_rls_selection", "TABLES"]
+__all__ = ["DATA_SETS", "umc_rls_table1", "umc_rls_table2", "umc_rls_selection", "TABLES", "rls_cost",
+           "umc_objective", "flip_delta", "run_search"]
 
 _SOURCE = "pahikkala2012umc"
 #: The data sets of Table I (the paper's names).
@@ -275,3 +287,191 @@ def umc_rls_table2(full=False, progress=None, n_jobs=None):
 
 
 TABLES["umc_rls_table2"] = umc_rls_table2
+
+
+# --- naive references: F, Q and the searches recomputed by retraining every classifier --------
+
+
+def rls_cost(K, y, alpha):
+    """F(y) of eq. (7), computed the long way: train RLS (eq. 5), then evaluate eq. (4).
+
+    ``a = (K + alpha I)^-1 y`` (eq. 5) and ``F(y) = ||y - K a||^2 + alpha a^T K a``.
+    ``y`` may be a matrix whose columns are several label vectors; the costs are summed.
+    """
+    alpha = _check_alpha(alpha)
+    K = _check_square(K)
+    y = np.asarray(y, dtype=float)
+    if y.shape[0] != K.shape[0]:
+        raise ValueError(f"y has {y.shape[0]} entries but K is {K.shape[0]} x {K.shape[0]}.")
+    return _rls_cost(K, y, alpha)
+
+
+def _rls_cost(K, y, alpha):
+    a = np.linalg.solve(K + alpha * np.eye(K.shape[0]), y)
+    Ka = K @ a
+    return float(np.sum((y - Ka) ** 2) + alpha * np.sum(a * Ka))
+
+
+def umc_objective(K, labels, alpha, n_clusters=None):
+    """Q(c) = sum_h F(p_h(c)) (eq. 10) with F from eq. (7), retraining every classifier.
+
+    The naive oracle: O(n^3) per call. ``n_clusters`` defaults to ``max(labels)+1``; empty
+    clusters still count (their p_h is -e).
+    """
+    alpha = _check_alpha(alpha)
+    K = _check_square(K)
+    labels = np.asarray(labels)
+    if n_clusters is None:
+        n_clusters = int(np.max(labels)) + 1 if labels.size else 1
+    n_clusters = _check_int(n_clusters, "n_clusters", 1)
+    labels = _check_labels(labels, n_clusters, K.shape[0])
+    return _rls_cost(K, _class_vectors(labels, n_clusters), alpha)
+
+
+def flip_delta(R, y, j):
+    """F(y') - F(y) for y' = y with entry j flipped: ``4 y_j (R y)_j - 4 R_jj`` (eq. 13)."""
+    R = _check_square(R, "R")
+    y = np.asarray(y, dtype=float)
+    return float(4.0 * y[j] * (R[j] @ y) - 4.0 * R[j, j])
+
+
+class _NaiveScorer(_Scorer):
+    """Recomputes Q(c') from eq. (7) for every candidate c' (retraining all classifiers):
+    one n x n solve with k right-hand sides per Q (counted in ``counts["solves"]``)."""
+
+    max_chunk = 1
+
+    def __init__(self, K, alpha, c, k, keep_nonempty=False):
+        super().__init__(c, k, keep_nonempty)
+        self.K, self.alpha = K, alpha
+        self.counts["solves"] = 0
+
+    def _Q(self, c):
+        self.counts["solves"] += 1
+        return _rls_cost(self.K, _class_vectors(c, self.k), self.alpha)
+
+    def _delta(self, j, d, Q0):
+        trial = self.c.copy()
+        trial[j] = d
+        return self._Q(trial) - Q0
+
+    def delta_to(self, d):
+        Q0 = self._Q(self.c)
+        skip = self.c == d
+        if self.keep_nonempty:
+            skip |= self._frozen(self.c)
+        self.counts["evaluations"] += 1
+        self.counts["scores"] += int(np.count_nonzero(~skip))
+        return np.array([np.inf if skip[j] else self._delta(j, d, Q0) for j in range(self.n)])
+
+    def delta_rows(self, js):
+        Q0 = self._Q(self.c)
+        D = np.zeros((len(js), self.k))
+        for i, j in enumerate(js):
+            if self.keep_nonempty and self._frozen(self.c[j]):
+                continue
+            for d in range(self.k):
+                if d != self.c[j]:
+                    D[i, d] = self._delta(j, d, Q0)
+        self.counts["evaluations"] += 1
+        self.counts["scores"] += int(np.count_nonzero(D))
+        return D
+
+    def move(self, j, d):
+        self._relabel([j], d)
+
+    def move_many(self, js, d):
+        self._relabel(np.asarray(js), d)
+
+    def objective(self):
+        return self._Q(self.c)
+
+
+def _check_labels(labels, n_clusters, n):
+    """``labels`` as a new intp array of n cluster indices 0..n_clusters-1, or a ValueError."""
+    labels = np.asarray(labels)
+    if not (labels.shape == (n,) and np.all(np.mod(labels, 1) == 0)
+            and np.all((labels >= 0) & (labels < n_clusters))):
+        raise ValueError(f"labels must be a 1-D array of {n} integers in 0..n_clusters-1 = "
+                         f"0..{n_clusters - 1}. Pass n_clusters > max(labels), or relabel.")
+    return labels.astype(np.intp)
+
+
+def run_search(K, alpha, n_clusters, *, search="shaking", n_rounds=20, random_state=None,
+               naive=False, R=None, L=None, init=None, on_move=None, on_claim=None,
+               max_batches=None, max_iter=None, keep_nonempty=False, descent=False):
+    """Run Algorithm 1, 2 or 3 of UMC-RLS on a kernel matrix (or on R, or on L), instrumented.
+
+    The defaults are the paper's algorithms as printed (:class:`mmcedu.UMCRLS` runs the same
+    code with ``keep_nonempty=True`` and, with shaking, ``descent=True``).
+
+    Parameters
+    ----------
+    K : ndarray of shape (n, n) or None
+        Kernel matrix (needed when ``naive=True`` or when neither ``R`` nor ``L`` is given).
+    alpha : float
+        The paper's lambda (> 0).
+    n_clusters : int
+    search : {"stochastic", "steepest", "shaking"}
+    n_rounds : int
+        The paper's s (Algorithm 3 runs rounds i = 0..s).
+    random_state : int, RandomState or None
+        Seeds the initial labelling (the same start for every scorer); ``init`` overrides it.
+    naive : bool
+        Recompute Q from eq. (7) for every candidate (one n x n solve each) instead of using
+        eq. (13) and the caches: the naive oracle, which makes the same moves.
+    R, L : ndarray, optional
+        A precomputed R (n x n) or low-rank factor L (R = L L^T, float64 or float32).
+    init : array of int, optional
+    on_move : callable(j, d, delta), optional
+        Called before every move with the change of Q it was predicted to make.
+    on_claim : callable(i, d, labels), optional
+        Algorithm 3: called after cluster d has claimed its points in round i.
+    max_batches : int, optional
+        Algorithm 3: claim in at most this many batches of the best-scoring points
+        (``None``: one point at a time, the paper's rule).
+    max_iter : int, optional
+        Stop after this many moves.
+    keep_nonempty : bool, default=False
+        Every empty cluster claims its cheapest sample (Algorithm 3, which runs as printed:
+        at its end), and Algorithms 1-2 make no move that empties a cluster.
+    descent : bool, default=False
+        Algorithm 3 only: then run Algorithm 1 from its end point to a local minimum.
+
+    Returns
+    -------
+    result : dict
+        ``labels``, ``objective`` (Q(c), eq. 10), ``n_iter`` (moves, the descent's included),
+        ``converged`` (a local minimum was reached; Algorithm 3 alone: the claims ended
+        before ``max_iter``), ``descent_moves`` and ``counts`` (``scores`` values
+        Delta(j, d) computed, ``evaluations`` batches of them, ``cache_updates`` cache
+        entries changed by moves; the naive scorer: ``solves``, n x n systems solved).
+    """
+    if search not in ("stochastic", "steepest", "shaking"):
+        raise ValueError(f"search must be 'stochastic', 'steepest' or 'shaking', got {search!r}.")
+    k = _check_int(n_clusters, "n_clusters", 1)
+    if K is None and R is None and L is None:
+        raise ValueError("Pass the kernel matrix K, or a hat matrix R, or a factor L.")
+    if K is not None or naive:
+        alpha = _check_alpha(alpha)
+    n = np.shape(K if K is not None else (R if R is not None else L))[0]
+    if init is None:
+        c = check_random_state(random_state).randint(k, size=n).astype(np.intp)
+    else:
+        c = _check_labels(init, k, n)
+    if naive:
+        scorer = _NaiveScorer(_check_square(K), alpha, c, k, keep_nonempty)
+    elif L is not None:
+        L = np.asarray(L)
+        L = L if L.dtype in (np.float32, np.float64) else L.astype(np.float64)
+        scorer = _LowRankScorer(L, c, k, keep_nonempty)
+    else:
+        scorer = _ExactScorer(hat_matrix(K, alpha) if R is None else _check_square(R, "R"), c, k,
+                              keep_nonempty)
+    max_iter = np.iinfo(np.int64).max if max_iter is None else max_iter
+    n_iter, converged, descent_moves = _run(scorer, search, n_rounds, on_move=on_move,
+                                            on_claim=on_claim, max_batches=max_batches,
+                                            max_iter=max_iter, descent=descent)
+    counts = dict(scorer.counts)
+    return {"labels": scorer.c, "objective": scorer.objective(), "n_iter": int(n_iter),
+            "converged": bool(converged), "descent_moves": int(descent_moves), "counts": counts}
