@@ -1,12 +1,9 @@
-"""GMMC's solvers: the dual by cvxpy, and the certified low-rank solver.
+"""GMMC's solvers of ``min <M, W>`` s.t. ``W >= 0``, ``W_ii >= 1`` (``M`` from :mod:`mmcedu.gmmc`).
 
-For the reduced matrix ``M`` of :mod:`mmcedu.gmmc`: the primal ``min <M, W>`` s.t. ``W >= 0``,
-``W_ii >= 1`` and its dual ``max sum(gamma)`` s.t. ``M - diag(gamma) >= 0``, ``0 <= gamma <= C``.
-:func:`solve_lowrank` minimizes ``<M, V V^T>`` over factors ``V`` (n x p, Burer & Monteiro 2003)
-by L-BFGS in chunks of iterations and certifies each chunk's point by a dual feasible ``gamma``
-(:func:`certify`): ``sum(gamma) <= optimum <= <M, V V^T>``. :func:`_solve_lowrank_operator` does
-the same for the implicit ``M`` of the Nystroem path, with exact structured eigenvalue tests and
-a preconditioner.
+The dual is ``max sum(gamma)`` s.t. ``M - diag(gamma) >= 0``, ``0 <= gamma <= C``: by cvxpy
+(:func:`solve_dual_cvxpy`), or by Burer-Monteiro factors ``W = V V^T`` and L-BFGS
+(:func:`solve_lowrank`; :func:`_solve_lowrank_operator` for the implicit ``M`` of the Nystroem path),
+each chunk of iterations certified by a dual feasible ``gamma``: ``sum(gamma) <= optimum <= <M, V V^T>``.
 """
 
 from __future__ import annotations
@@ -25,12 +22,10 @@ __all__ = ["certify", "solve_dual_cvxpy", "solve_lowrank"]
 
 
 def solve_dual_cvxpy(M, *, C=1e5, cvxpy_solver=None, solver_options=None):
-    """Solve the dual (7)/(10), ``max sum(gamma)`` s.t. ``M - diag(gamma) >= 0``, ``0 <= gamma <= C``.
+    """Solve the dual (7)/(10) of the reduced matrix ``M`` by cvxpy (``C = np.inf``: no upper bound).
 
-    ``M`` is the reduced matrix (:func:`mmcedu.gmmc.gmmc_matrix`), ``C = np.inf`` means no upper
-    bound, ``cvxpy_solver`` the back end (``None``: CLARABEL) and ``solver_options`` its keyword
-    arguments. Returns ``gamma``, the primal matrix ``W`` (the dual variable of the LMI) and the
-    solve's ``stats`` (``solver``, ``status``, ``objective``, ``solve_time``, ``n_iter``, ...).
+    ``cvxpy_solver`` is the back end (``None``: CLARABEL), ``solver_options`` its keyword arguments.
+    Returns ``gamma``, the primal matrix ``W`` (the dual variable of the LMI) and the ``stats``.
     """
     import cvxpy as cp
 
@@ -54,7 +49,7 @@ def _lambda_min(S):
 
 
 def _kkt_multipliers(MV, V, C):
-    """``<M, V V^T>`` and the multipliers ``gamma_i = (M V)_i . v_i / ||v_i||^2`` in ``[0, C]``."""
+    """``<M, V V^T>`` and the KKT multipliers of :func:`certify`."""
     primal = float(np.sum(MV * V))
     r2 = np.sum(V * V, axis=1)
     if np.any(r2 < 1 - 1e-9):
@@ -65,10 +60,10 @@ def _kkt_multipliers(MV, V, C):
 def _make_feasible(gamma, mu, lower, lam_min, shifts=3):
     """Shift, then shrink ``gamma`` until ``M - diag(gamma) >= 0``; returns the feasible point.
 
-    ``mu`` is (a certified lower bound on) ``lambda_min(M - diag(gamma))`` and ``lower(g)`` the
-    same for ``g``. While ``mu < 0`` (at most ``shifts`` times, while this raises ``mu``),
-    ``gamma <- max(gamma + mu, 0)``. Then ``theta = m0 / (m0 - mu)`` with ``m0 = lambda_min(M) >= 0``
-    (``lam_min()``) makes ``theta gamma`` feasible, because ``lambda_min`` is concave.
+    ``mu`` is (a lower bound on) ``lambda_min(M - diag(gamma))``, ``lower(g)`` the same for ``g``.
+    While ``mu < 0`` (at most ``shifts`` times, while this raises ``mu``): ``gamma <- max(gamma + mu, 0)``.
+    Then ``theta gamma`` with ``theta = m0 / (m0 - mu)``, ``m0 = lam_min() = lambda_min(M) >= 0``, is
+    feasible because ``lambda_min`` is concave.
     """
     for _ in range(shifts):
         if mu >= 0:
@@ -79,20 +74,17 @@ def _make_feasible(gamma, mu, lower, lam_min, shifts=3):
             break
         gamma, mu = shifted, mu_shifted
     if mu >= 0:
-        theta = 1.0
-    else:
-        m0 = max(lam_min(), 0.0)
-        theta = m0 / (m0 - mu)
-    return theta * gamma
+        return gamma
+    m0 = max(lam_min(), 0.0)
+    return m0 / (m0 - mu) * gamma
 
 
 def certify(M, V, *, C=np.inf, lam_min_M=None):
     """Certified duality gap of a primal point ``W = V V^T`` (rows ``||v_i|| >= 1``).
 
-    The KKT multipliers ``gamma_i = (M V)_i . v_i / ||v_i||^2``, clipped to ``[0, C]``, are made
-    dual feasible by :func:`_make_feasible` (``lam_min_M``: ``lambda_min(M)`` when known).
-    Returns ``primal = <M, V V^T>`` (feasible: an upper bound on the optimum), ``lower =
-    sum(gamma)`` (a lower bound) and the dual feasible ``gamma``.
+    The KKT multipliers ``gamma_i = (M V)_i . v_i / ||v_i||^2``, clipped to ``[0, C]``, made dual
+    feasible (shifted, then shrunk; ``lam_min_M``: ``lambda_min(M)`` if known). Returns the upper
+    bound ``primal = <M, V V^T>`` on the optimum, the lower bound ``lower = sum(gamma)`` and ``gamma``.
     """
     M = np.asarray(M, dtype=float)
     primal, gamma = _kkt_multipliers(M @ V, V, C)
@@ -102,8 +94,7 @@ def certify(M, V, *, C=np.inf, lam_min_M=None):
 
 
 def _rayleigh(Mop, gamma, X):
-    """Smallest Ritz value of ``M - diag(gamma)`` on ``span(X)`` (an upper bound on
-    ``lambda_min``) and its Ritz vector."""
+    """Smallest Ritz value of ``M - diag(gamma)`` on ``span(X)`` (>= ``lambda_min``) and its vector."""
     X = np.linalg.qr(X.reshape(Mop.n, -1))[0]
     S = X.T @ (Mop.matvec(X) - gamma[:, None] * X)
     w, Z = eigh((S + S.T) / 2)
@@ -113,10 +104,9 @@ def _rayleigh(Mop, gamma, X):
 def _certified_lower(Mop, gamma, X0, *, margin=1e-9, max_steps=12):
     """A certified ``t <= lambda_min(M - diag(gamma))`` within about ``margin`` of it, and a Ritz vector.
 
-    ``t = hi - margin`` with ``hi`` a Rayleigh quotient (first on ``span(X0)``) is tested exactly
-    (:meth:`~mmcedu.gmmc._LowRankMatrix.secular_step`); a failed test's shift-and-invert vector
-    lowers ``hi``, and when ``hi`` no longer moves the margin grows tenfold. Falls back to the
-    always valid ``lambda_min(M) - max(gamma)`` (Weyl).
+    ``t = hi - margin``, ``hi`` a Rayleigh quotient (first on ``span(X0)``), is tested exactly
+    (``Mop.secular_step``); a failed test's vector lowers ``hi``, else the margin grows tenfold.
+    Falls back to the always valid ``lambda_min(M) - max(gamma)`` (Weyl).
     """
     hi, v = _rayleigh(Mop, gamma, X0)
     top = float(np.min(1.0 - gamma))
@@ -138,8 +128,7 @@ def _certified_lower(Mop, gamma, X0, *, margin=1e-9, max_steps=12):
 
 
 def _certify_lowrank(Mop, V, *, C=np.inf):
-    """:func:`certify` for the implicit ``M``: every eigenvalue replaced by an exact
-    structured test (:func:`_certified_lower`) and ``m0 = Mop.lambda_min()`` exact."""
+    """:func:`certify` for the implicit ``M``, with the eigenvalues of :func:`_certified_lower`."""
     primal, gamma = _kkt_multipliers(Mop.matvec(V), V, C)
     t, v = _certified_lower(Mop, gamma, V)
     ritz = [v]
@@ -166,14 +155,14 @@ def _bm_value(U, r, matvec):
 
 
 def _bm_dense(x, M, n, p):
-    """``<M, V V^T>`` and its gradient in ``x = (U, s)``, ``v_i = (1 + s_i^2) u_i / ||u_i||``."""
+    """``<M, V V^T>`` and its gradient in ``x = (U, s)``, ``r = 1 + s^2``."""
     s = x[n * p :]
     f, g_U, g_r = _bm_value(x[: n * p].reshape(n, p), 1.0 + s * s, M.__matmul__)
     return f, np.concatenate([g_U.ravel(), 2.0 * s * g_r])
 
 
 def _bm_preconditioned(x, Mop, n, p, P):
-    """The same in ``x = (Y, rho)``, ``U = S Y`` (:class:`_Preconditioner`), ``v_i = rho_i u_i / ||u_i||``."""
+    """The same in ``x = (Y, rho)``, ``U = S Y`` (:class:`_Preconditioner`), ``r = rho``."""
     f, g_U, g_r = _bm_value(P.S(x[: n * p].reshape(n, p)), x[n * p :], Mop.matvec)
     return f, np.concatenate([P.ST(g_U).ravel(), g_r])
 
@@ -191,13 +180,8 @@ def _default_rank(n):
 
 
 def _start_rows(V0, n, p, rng, bottom):
-    """Unit rows of the starting factor, and ``lambda_min(M)`` when it is known.
-
-    ``"spectral"``: the ``p`` bottom eigenvectors of ``M`` (``bottom(p)``; fewer are padded by small
-    Gaussian columns), slightly perturbed; ``"random"``: Gaussian; an array: its first ``p`` columns,
-    padded likewise. Unit rows, because the gradient in ``u_i`` scales like ``1 / ||u_i||`` and
-    the rows of eigenvectors that localize (narrow kernels) are tiny.
-    """
+    """Unit rows (the gradient in ``u_i`` scales like ``1 / ||u_i||``) of the start ``V0`` (fewer than
+    ``p`` columns padded; ``bottom(p)``: bottom eigenpairs of ``M``) and ``lambda_min(M)`` if known."""
     lam_min = None
     if isinstance(V0, str) and V0 in ("spectral", "random"):
         if V0 == "random":
@@ -216,12 +200,9 @@ def _start_rows(V0, n, p, rng, bottom):
 
 
 def _lbfgs_chunks(run, certify_at, *, max_iter, check_every, gap_tol):
-    """L-BFGS in chunks of ``check_every`` iterations, certified after each.
-
-    ``run(chunk)`` continues L-BFGS for at most ``chunk`` iterations and returns scipy's result and
-    the factor ``V``; ``certify_at(V)`` returns the info dict (without ``"gap"``: stop). Stops when
-    ``gap <= gap_tol * max(primal, 1)``, after ``max_iter`` iterations, when L-BFGS makes no step,
-    or after it stopped by its own test 20 times.
+    """L-BFGS in chunks of ``check_every`` iterations (``run(chunk)`` -> scipy's result, ``V``),
+    each certified (``certify_at(V)`` -> info, without ``"gap"``: stop). Stops at
+    ``gap <= gap_tol * max(primal, 1)``, ``max_iter``, no step, or 20 stops by L-BFGS's own test.
     """
     n_iter = n_fev = rounds = natural_stops = 0
     while True:
@@ -246,9 +227,9 @@ def solve_lowrank(
     """Burer-Monteiro solver of ``min <M, V V^T> s.t. ||v_i|| >= 1`` with L-BFGS.
 
     Row ``i`` of ``V`` is ``v_i = (1 + s_i^2) u_i / ||u_i||``: every norm ``>= 1`` is reachable and
-    the objective is smooth in ``(U, s)``. The answer is certified by :func:`certify`; L-BFGS is
-    restarted from where it stopped until the relative gap is below ``gap_tol`` or ``max_iter``
-    iterations are spent.
+    the objective is smooth in ``(U, s)``. L-BFGS runs in chunks of ``check_every`` iterations
+    (``None``: until it stops by itself), each certified by :func:`certify`, until
+    ``gap <= gap_tol * max(primal, 1)`` or ``max_iter`` iterations in total.
 
     Parameters
     ----------
@@ -256,22 +237,17 @@ def solve_lowrank(
     C : float
         Upper bound of the multipliers (soft margin (10)); only used by the certificate.
     rank : int, default=None
-        Columns of ``V``; ``None`` means ``min(ceil(sqrt(2 n)) + 1, 10)``. Above the Barvinok-Pataki
-        bound ``sqrt(2 n)`` second-order critical points are optimal for generic costs (Boumal,
-        Voroninski & Bandeira 2016); the cap at 10 is safe because the certificate reports any
-        shortfall as a positive gap.
+        Columns of ``V``; ``None``: ``min(ceil(sqrt(2 n)) + 1, 10)``. Above ``sqrt(2 n)`` second-order
+        critical points are optimal for generic costs (Boumal, Voroninski & Bandeira 2016); below
+        it the certificate reports any shortfall as a gap.
     V0 : "spectral", "random" or ndarray, default="spectral"
-        Start: the ``rank`` bottom eigenvectors of ``M`` with unit rows (the normalized spectral
-        embedding), random Gaussian rows, or a given factor.
-    max_iter, tol : L-BFGS iterations (in total) and its relative-reduction tolerance (``0``:
-        L-BFGS never stops on its own test; the certified gap decides).
-    gap_tol : float
-        Stop when ``gap <= gap_tol * max(primal, 1)``.
+        Start: the ``rank`` bottom eigenvectors of ``M`` (the normalized spectral embedding),
+        Gaussian rows, or a given factor; rows scaled to unit norm.
+    max_iter, tol, gap_tol : int, float, float
+        L-BFGS iterations in total, its relative-reduction tolerance (``0``: only the gap stops it),
+        the relative gap that stops.
     certify_gap : bool, default=True
         ``False``: no certificate (``info`` has ``primal`` only).
-    check_every : int or None, default=300
-        Certify (and stop if the gap is small enough) every ``check_every`` iterations (``None``:
-        when L-BFGS stops by itself); a check costs one to five smallest-eigenvalue computations.
 
     Returns
     -------
@@ -316,16 +292,14 @@ def solve_lowrank(
 
 # -- The same through an implicit M, preconditioned ----------------------------------------------
 class _Preconditioner:
-    """``S`` with ``S S^T = (M - diag(gamma) + sigma I)^-1``, applied in O(n q p).
+    """``S`` with ``S S^T = (M - diag(gamma) + sigma I)^-1``, applied in O(n q p), setup O(n r^2).
 
-    With ``A = I - diag(gamma) + sigma I`` and ``F = A^-1/2 G = Q_F R`` (thin QR),
-    ``M - diag(gamma) + sigma I = A^1/2 (I - F H F^T) A^1/2`` and ``F H F^T = Q_F E diag(lam) E^T
-    Q_F^T`` (``R H R^T = E diag(lam) E^T``), so ``S = A^-1/2 (I + Q_F E diag((1 - lam)^-1/2 - 1)
-    E^T Q_F^T)`` and ``S^-1`` likewise. L-BFGS on ``Y`` with ``U = S Y`` is preconditioned by the
-    inverse of (a shift of) the Hessian ``M - diag(gamma)`` at the optimum. Only the ``q``
-    eigenpairs with ``(1 - lam)^-1/2 - 1 > keep`` are kept (the smooth graph modes near
-    ``lam = 1`` are the ill-conditioned ones); ``S`` stays SPD, exactly invertible, and within a
-    factor ``1 + keep``. Setup O(n r^2).
+    With ``A = (1 + sigma) I - diag(gamma)``, ``F = A^-1/2 G = Q_F R`` and ``R H R^T = E diag(lam) E^T``:
+    ``M - diag(gamma) + sigma I = A^1/2 (I - F H F^T) A^1/2``, so ``S = A^-1/2 (I + Q_F E
+    diag((1 - lam)^-1/2 - 1) E^T Q_F^T)`` and ``S^-1`` likewise; L-BFGS on ``Y``, ``U = S Y``, is
+    preconditioned by (a shift of) the Hessian at the optimum. Only the ``q`` eigenpairs with
+    ``(1 - lam)^-1/2 - 1 > keep`` (the ill-conditioned smooth graph modes near ``lam = 1``) are
+    kept: ``S`` stays SPD, exactly invertible, within a factor ``1 + keep``.
     """
 
     def __init__(self, Mop, gamma, sigma, keep=0.1):
@@ -361,12 +335,10 @@ def _solve_lowrank_operator(
 ):
     """:func:`solve_lowrank` for the implicit ``M`` of :class:`mmcedu.gmmc._LowRankMatrix`.
 
-    Row ``i`` is ``v_i = rho_i u_i / ||u_i||`` with the bound ``rho_i >= 1`` handled by L-BFGS-B
-    (``rho_i = 1 + s_i^2`` has a saddle at ``s_i = 0``, which the rows that must grow beyond norm
-    1, those with ``gamma_i = 0``, leave only slowly). The start is spectral (exact, from the
-    structure); the variables are ``U = S Y`` (:class:`_Preconditioner`, rebuilt before every chunk
-    from the last certified dual point, shift ``sigma``); L-BFGS keeps ``maxcor`` pairs; every
-    chunk is certified by :func:`_certify_lowrank`. ``info`` adds ``n_precond`` and ``n_matvec``.
+    Rows ``v_i = rho_i u_i / ||u_i||`` with the bound ``rho_i >= 1`` in L-BFGS-B (``1 + s_i^2`` has a
+    saddle at 0, which rows with ``gamma_i = 0`` leave slowly); a spectral start; variables
+    ``U = S Y`` (:class:`_Preconditioner` with shift ``sigma``, rebuilt before every chunk from the
+    last certified ``gamma``); ``maxcor`` L-BFGS pairs. ``info`` adds ``n_precond``, ``n_matvec``.
     """
     n = Mop.n
     p = int(max(1, min(rank, n)))

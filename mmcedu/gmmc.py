@@ -1,33 +1,23 @@
 """GMMC: generalized maximum margin clustering (Valizadegan & Jin, NIPS 2006, Section 3).
 
-Notation (the paper's symbols): ``K`` the n x n kernel, ``e`` the all-ones vector, ``y`` labels in
-{-1, +1}^n, ``nu >= 0`` the multipliers of the margin constraints, ``lambda`` that of the bias
-constraint ``alpha^T y = 0``. With ``z = diag(y)(e + nu)`` (so ``z_i^2 >= 1``) the hard-margin
-problem (3) becomes (4)-(5)::
+With the kernel ``K``, ``e`` the all-ones vector, labels ``y`` in {-1, +1}^n, margin multipliers
+``nu >= 0``, the bias multiplier ``lambda`` and ``z = diag(y)(e + nu)`` (so ``z_i^2 >= 1``), the
+hard-margin problem (3) becomes (4)-(5)::
 
     min_{z, lambda}  (z + lambda e)^T K^-1 (z + lambda e) + C_e (e^T z)^2   s.t. z_i^2 >= 1   (5)
 
-``w = (z; lambda)`` and ``P = (I_n, e)`` give the quadratic (6) ``w^T A w`` with
-``A = P^T K^-1 P + C_e e0 e0^T`` (``e0 = (e; 0)``), whose Lagrangian dual is the LMI (7)::
+``w = (z; lambda)`` and ``P = (I_n, e)`` give (6), ``w^T A w`` with ``A = P^T K^-1 P + C_e e0 e0^T``
+(``e0 = (e; 0)``), whose Lagrangian dual is the LMI (7) (``gamma`` are the paper's lambda_i)::
 
     max_gamma  sum_i gamma_i   s.t.  A - diag(gamma_1..gamma_n, 0) >= 0,  0 <= gamma_i <= C   (7), (10)
 
-(the paper calls these multipliers lambda_i too; ``gamma`` keeps ``lambda`` for the bias). Remark
-II replaces ``K^-1`` by the normalized Laplacian ``L = I - D^-1/2 K D^-1/2``. The source needs
-three corrections (see the book's errata):
-
-* ``variant="printed"``: ``K^-1 := L`` as printed. ``L D^1/2 e = 0`` makes (7) degenerate: the
-  optimum is ``gamma = 0`` and the labels threshold the degree.
-* ``variant="repaired"``: the kernel ``L^+`` of Remark II requires ``z + lambda e`` to lie in the
-  range of ``L``, i.e. ``(D^1/2 e)^T (z + lambda e) = 0``; this fixes ``lambda``.
-* ``laplacian="unnormalized"``: ``K^-1 := D - K`` (null vector ``e``: the bias is free and the
-  printed and repaired variants coincide).
-
-Eliminating ``lambda`` leaves an n x n PSD matrix ``M`` (:func:`gmmc_matrix`; held implicitly for a
-Nystroem factor, :class:`_LowRankMatrix`) and the semidefinite program ``min <M, W>`` over ``W >= 0``,
-``W_ii >= 1``, with dual ``max sum(gamma)`` s.t. ``M - diag(gamma) >= 0`` (:func:`solve_lowrank`).
-Labels come from the leading eigenvector of ``W`` (not from "the eigenvector of the zero
-eigenvalue" of (7), which is unstable when the relaxation is not tight).
+Remark II replaces ``K^-1`` by the normalized Laplacian ``L = I - D^-1/2 K D^-1/2``: degenerate as
+printed (``variant="printed"``), since ``L D^1/2 e = 0`` (optimum ``gamma = 0``, labels that
+threshold the degree). ``variant="repaired"`` imposes the range condition of the kernel ``L^+``,
+``(D^1/2 e)^T (z + lambda e) = 0``, which fixes ``lambda``; ``laplacian="unnormalized"`` uses
+``D - K`` (null vector ``e``: both variants coincide). Eliminating ``lambda`` leaves an n x n PSD
+matrix ``M`` (:func:`gmmc_matrix`) and the SDP ``min <M, W>`` over ``W >= 0``, ``W_ii >= 1``, with
+dual ``max sum(gamma)`` s.t. ``M - diag(gamma) >= 0``.
 """
 
 from __future__ import annotations
@@ -43,7 +33,6 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._cvxpy import solve_cvxpy
 from ._gmmc_solver import (
     _default_rank,
     _lambda_min,
@@ -78,25 +67,27 @@ from .kernels import (
 )
 
 __all__ = [
-    "GMMC", "balance_penalty_weight", "bias_from_z", "certify", "contrast_score", "gmmc_matrix",
-    "labels_from_primal", "normalized_cut_sweep", "laplacian_matrix", "learn_kernel_weights",
-    "equal_multiplier_solution", "primal_matrix", "solve_dual_cvxpy", "solve_lowrank",
+    "GMMC", "balance_penalty_weight", "certify", "gmmc_matrix", "labels_from_primal",
+    "normalized_cut_sweep", "laplacian_matrix", "solve_dual_cvxpy", "solve_lowrank",
 ]
 
-#: ``balance_penalty="auto"`` is ``factor * trace(L) / n^2``, the factor per Laplacian.
+#: ``balance_penalty="auto"`` is ``AUTO_BALANCE_FACTOR[laplacian] * trace(L) / n^2``.
 AUTO_BALANCE_FACTOR = {"normalized": 1.0, "unnormalized": 10.0}
-#: ``balance_penalty="stiff"`` is ``STIFF_BALANCE_FACTOR * trace(L) / n^2``: it acts like the
-#: exact constraint ``e^T z = 0`` of the paper's ``C_e = 10,000`` without its ill-conditioning.
+#: ``balance_penalty="stiff"`` is ``STIFF_BALANCE_FACTOR * trace(L) / n^2``.
 STIFF_BALANCE_FACTOR = 10.0
 #: The octaves of GMMC's label-free width grid, ``gamma_grid(X, octaves=LABEL_FREE_OCTAVES)``.
 LABEL_FREE_OCTAVES = (-2, 0, 2, 4, 5, 6, 7, 8)
-#: The isolation guard of :meth:`GMMC.objective_contrast`: NaN when some sample's affinities to the
-#: others sum to less than this.
+#: The isolation guard of :meth:`GMMC.objective_contrast`.
 MIN_AFFINITY = 0.5
 
 
 # -- The matrices of (6) and of the reduced problem ----------------------------------------------
-def _check_affinity(K):
+def laplacian_matrix(K, laplacian="normalized"):
+    """The matrix ``L`` that replaces ``K^-1`` (Remark II) and its unit null vector.
+
+    ``"normalized"``: ``I - D^-1/2 K D^-1/2`` and ``D^1/2 e / ||D^1/2 e||``; ``"unnormalized"``:
+    ``D - K`` and ``e / sqrt(n)``. Returns ``(L, null)``.
+    """
     K = check_kernel_matrix(K)
     if K.shape[0] < 2:
         raise ValueError(f"GMMC needs at least 2 samples; got n_samples={K.shape[0]}.")
@@ -105,16 +96,6 @@ def _check_affinity(K):
                          f"affinities; the kernel has a negative entry ({K.min():.3g}). Use the rbf "
                          "kernel or clip K at 0.")
     check_positive_degree(K, "the graph Laplacian of GMMC needs every degree > 0")
-    return K
-
-
-def laplacian_matrix(K, laplacian="normalized"):
-    """The matrix ``L`` that replaces ``K^-1`` (Remark II) and its unit null vector.
-
-    ``"normalized"``: ``I - D^-1/2 K D^-1/2`` and ``D^1/2 e / ||D^1/2 e||``; ``"unnormalized"``:
-    ``D - K`` and ``e / sqrt(n)``. Returns ``(L, null)``.
-    """
-    K = _check_affinity(K)
     d = degree(K)
     if laplacian == "normalized":
         L = normalized_laplacian(K)
@@ -129,15 +110,14 @@ def laplacian_matrix(K, laplacian="normalized"):
 
 
 def _weight(balance_penalty, trace_L, n, laplacian):
-    """``C_e`` from the trace of the Laplacian (see :func:`balance_penalty_weight`)."""
+    """``C_e`` from the trace of the Laplacian (:func:`balance_penalty_weight`)."""
     if isinstance(balance_penalty, str):
         if balance_penalty not in ("auto", "stiff"):
             raise ValueError("balance_penalty must be a nonnegative number, 'auto' or 'stiff'; "
                              f"got {balance_penalty!r}.")
         if laplacian not in AUTO_BALANCE_FACTOR:
             raise ValueError(f"laplacian must be 'normalized' or 'unnormalized'; got {laplacian!r}.")
-        factor = (STIFF_BALANCE_FACTOR if balance_penalty == "stiff"
-                  else AUTO_BALANCE_FACTOR[laplacian])
+        factor = STIFF_BALANCE_FACTOR if balance_penalty == "stiff" else AUTO_BALANCE_FACTOR[laplacian]
         return factor * trace_L / n**2
     if not balance_penalty >= 0:
         raise ValueError(f"balance_penalty must be nonnegative; got {balance_penalty!r}.")
@@ -145,39 +125,9 @@ def _weight(balance_penalty, trace_L, n, laplacian):
 
 
 def balance_penalty_weight(balance_penalty, L, *, laplacian="normalized"):
-    """The weight ``C_e`` of the balance penalty ``C_e (e^T z)^2`` of (5), as a number.
-
-    Parameters
-    ----------
-    balance_penalty : float, "auto" or "stiff"
-        A number is returned as it is (it must be nonnegative). ``"stiff"`` means
-        ``10 trace(L) / n^2`` for either Laplacian: the direction ``e`` gets ten times the mean
-        eigenvalue of ``L``, which acts like the exact constraint ``e^T z = 0`` (the paper's
-        ``C_e = 10,000`` without its ill-conditioning). ``"auto"`` means ``c trace(L) / n^2`` with
-        ``c = AUTO_BALANCE_FACTOR[laplacian]``: 1 for the normalized Laplacian (``e`` gets the mean
-        eigenvalue of ``L``, about ``1 / n``), 10 for the unnormalized one. The penalty is the only
-        term that keeps the one-cluster labeling ``z = e`` (relaxed objective ``C_e n^2``) from
-        winning, so it must exceed the relaxed cut value of the best split; a stiffer weight moves
-        samples of overlapping classes towards equal sizes (well-separated groups resist it).
-    L : ndarray (n, n)
-        The Laplacian (:func:`laplacian_matrix`) named by ``laplacian``.
-    """
+    """The weight ``C_e`` of the penalty ``C_e (e^T z)^2`` of (5) for ``balance_penalty`` as in
+    :class:`GMMC` (a number is returned as it is) and the Laplacian ``L`` named by ``laplacian``."""
     return _weight(balance_penalty, float(np.trace(L)), L.shape[0], laplacian)
-
-
-def primal_matrix(K, *, laplacian="normalized", balance_penalty="auto"):
-    """``A = P^T L P + C_e e0 e0^T`` of (6), shape (n + 1, n + 1), with ``w = (z; lambda)``.
-
-    This is the printed form: ``lambda`` is free. :func:`gmmc_matrix` eliminates it.
-    ``balance_penalty`` is ``C_e`` (see :func:`balance_penalty_weight`).
-    """
-    L, _ = laplacian_matrix(K, laplacian)
-    n = L.shape[0]
-    Ce = balance_penalty_weight(balance_penalty, L, laplacian=laplacian)
-    P = np.hstack([np.eye(n), np.ones((n, 1))])
-    e0 = np.r_[np.ones(n), 0.0]
-    A = P.T @ L @ P + Ce * np.outer(e0, e0)
-    return (A + A.T) / 2
 
 
 def _reduce(L, u, laplacian, variant, Ce):
@@ -192,21 +142,17 @@ def _reduce(L, u, laplacian, variant, Ce):
         return L + Ce * np.outer(e, e) - np.outer(Le, Le) / eLe, -Le / eLe
     b = -u / float(u @ e)
     # Pi = I + e b^T maps z to z + lambda e with lambda = b^T z; expand Pi^T L Pi in O(n^2)
-    M = L + np.outer(b, Le) + np.outer(Le, b) + eLe * np.outer(b, b)
-    M += Ce * np.outer(e, e)
-    return M, b
+    return L + np.outer(b, Le) + np.outer(Le, b) + eLe * np.outer(b, b) + Ce * np.outer(e, e), b
 
 
 def gmmc_matrix(K, *, laplacian="normalized", variant="repaired", balance_penalty="auto"):
     """The reduced n x n matrix ``M`` (bias eliminated) and the bias map ``lambda = b^T z``.
 
     ``variant="printed"``: ``lambda`` minimizes ``w^T A w`` (Schur complement of ``A``).
-    ``variant="repaired"``: ``lambda`` meets the range condition ``u^T (z + lambda e) = 0`` of the
-    pseudo-inverse kernel ``L^+`` (``u`` the null vector of ``L``), so ``M = Pi^T L Pi + C_e e e^T``
-    with ``Pi = I - e u^T / (u^T e)``. For the unnormalized Laplacian both give
-    ``M = (D - K) + C_e e e^T`` (``lambda`` has no effect; ``b = -e / n`` centres ``z``).
-    ``balance_penalty`` is ``C_e`` (:func:`balance_penalty_weight`). Returns ``(M, b)``, ``M``
-    symmetric PSD.
+    ``variant="repaired"``: ``lambda`` meets the range condition ``u^T (z + lambda e) = 0`` (``u``
+    the null vector of ``L``), so ``M = Pi^T L Pi + C_e e e^T`` with ``Pi = I - e u^T / (u^T e)``.
+    For the unnormalized Laplacian both give ``M = (D - K) + C_e e e^T`` (``b = -e / n`` centres
+    ``z``). ``balance_penalty`` as in :class:`GMMC`. Returns ``(M, b)``, ``M`` symmetric PSD.
     """
     if variant not in ("printed", "repaired"):
         raise ValueError(f"variant must be 'printed' or 'repaired'; got {variant!r}.")
@@ -216,17 +162,9 @@ def gmmc_matrix(K, *, laplacian="normalized", variant="repaired", balance_penalt
     return (M + M.T) / 2, b
 
 
-def bias_from_z(z, b):
-    """The bias multiplier ``lambda = b^T z`` that goes with ``z`` (see :func:`gmmc_matrix`)."""
-    return float(np.asarray(b) @ np.asarray(z))
-
-
 def labels_from_primal(W=None, V=None):
-    """Labels ``sign(w)`` from the leading eigenvector ``w`` of the primal matrix ``W = V V^T``.
-
-    The sign of the eigenvector is fixed so that sample 0 gets label 0. Returns ``(labels, w)``
-    with labels in {0, 1}.
-    """
+    """Labels ``sign(w)`` in {0, 1} from the leading eigenvector ``w`` of the primal matrix ``W = V V^T``
+    (its sign chosen so that sample 0 gets label 0). Returns ``(labels, w)``."""
     if V is not None:
         Uv, sv, _ = np.linalg.svd(np.asarray(V, dtype=float), full_matrices=False)
         w = Uv[:, 0] * sv[0]
@@ -238,34 +176,20 @@ def labels_from_primal(W=None, V=None):
     return (w > 0).astype(int), w
 
 
-def equal_multiplier_solution(M):
-    """The dual (7) with all multipliers equal (Theorem 1's special case).
-
-    With ``gamma_i = gamma0`` for all ``i``, (7) is ``max n gamma0 s.t. M >= gamma0 I``: the optimum
-    is ``gamma0 = lambda_min(M)`` and the primal vector ``z`` its eigenvector. Returns ``(gamma0, z)``.
-    """
-    vals, vecs = eigh(np.asarray(M, dtype=float), subset_by_index=[0, 0])
-    return float(vals[0]), vecs[:, 0]
-
-
 # -- The reduced matrix through a low-rank kernel factor (GMMC(n_components=...)) ----------------
 class _LowRankMatrix:
     """The reduced matrix ``M`` ("repaired", normalized Laplacian) of the kernel ``Phi Phi^T``.
 
-    With ``d = Phi (Phi^T e)`` and ``B = D^-1/2 Phi``, ``M = I - G H G^T`` with
-    ``G = [Pi^T B, e, b]`` (n x (r + 2)) and a small ``H``: ``M V`` costs O(n r p), the spectrum
-    of ``M`` is exact from one thin QR of ``G``, and ``lambda_min(M - diag(gamma)) >= t`` is decided
-    exactly by an (r + 2) x (r + 2) eigenproblem (:meth:`secular_step`). Nystroem affinities can be
-    negative: when a degree falls below its self-affinity, the smallest uniform affinity
-    ``tau / n`` that fixes it is added to every pair; eigenvalues of ``D^-1/2 K D^-1/2`` above 1
-    (``clip``, ``n_clipped``) are clipped to 1. ``Ce``: as :func:`balance_penalty_weight` with the
-    trace of this ``L``; ``b``: the bias map; ``n_matvec``: columns multiplied so far.
+    With ``d = Phi (Phi^T e)`` and ``B = D^-1/2 Phi``, ``M = I - G H G^T``, ``G = [Pi^T B, e, b]``
+    (n x (r + 2)): ``M V`` costs O(n r p), the spectrum is exact from a thin QR of ``G``, and
+    ``lambda_min(M - diag(gamma)) >= t`` is an (r + 2) x (r + 2) eigenproblem (:meth:`secular_step`).
+    Repairs: a degree below its self-affinity (Nystroem affinities can be negative) adds the
+    smallest uniform affinity ``tau / n`` that fixes it to every pair; eigenvalues of
+    ``D^-1/2 K D^-1/2`` above 1 are clipped (``clip``, ``n_clipped``). ``b``: the bias map.
     """
 
     def __init__(self, Phi, *, Ce="auto"):
         Phi = np.asarray(Phi, dtype=float)
-        if Phi.ndim != 2 or Phi.shape[0] < 2:
-            raise ValueError("Phi must be an (n, r) array with n >= 2.")
         n = Phi.shape[0]
         e = np.ones(n)
         d = Phi @ (Phi.T @ e)
@@ -334,14 +258,12 @@ class _LowRankMatrix:
         return 1.0 - nu[::-1][:p], Qg @ W[:, ::-1][:, :p]
 
     def secular_step(self, gamma, t):
-        """The exact PSD test of ``M - diag(gamma) - t I`` and a Ritz vector, for ``t < min(1 - gamma)``.
+        """Exact PSD test of ``M - diag(gamma) - t I`` for ``t < min(1 - gamma)``, and a Ritz vector.
 
-        ``(A - t I) - G H G^T >= 0`` (``A = I - diag(gamma)``, ``A - t I > 0``) iff
-        ``nu_max = lambda_max(X^1/2 H X^1/2) <= 1`` with ``X = G^T (A - t I)^-1 G`` (congruence
-        with ``(A - t I)^-1/2``). For ``nu_max > 1`` some eigenvalue of ``M - diag(gamma)`` lies
-        below ``t``; the top eigenvector ``z`` gives ``x = (A - t I)^-1 G H X^1/2 z``, one step of
-        shift-and-invert. Cost O(n r^2). Returns ``(nu_max, x)``; ``(inf, None)`` when
-        ``t >= min(1 - gamma)``.
+        With ``A = (1 - t) I - diag(gamma) > 0``: ``A - G H G^T >= 0`` iff ``nu_max =
+        lambda_max(X^1/2 H X^1/2) <= 1``, ``X = G^T A^-1 G`` (congruence with ``A^-1/2``). Else the
+        top eigenvector ``z`` gives ``x = A^-1 G H X^1/2 z``, one shift-and-invert step. O(n r^2).
+        Returns ``(nu_max, x)``; ``(inf, None)`` when ``t >= min(1 - gamma)``.
         """
         a = 1.0 - np.asarray(gamma, dtype=float) - t
         if not np.all(a > 0):
@@ -355,22 +277,15 @@ class _LowRankMatrix:
         return float(nu[-1]), Ga @ (self.H @ (Xh @ Z[:, -1]))
 
 
-# -- The normalized cut of an embedding, and kernel learning (11)/(12) ---------------------------
+# -- The normalized cut of an embedding, and the objective's chance level ----------------------
 def normalized_cut_sweep(K, z, *, block=256):
     """The best normalized cut among the ``n - 1`` threshold splits of an embedding ``z``.
 
-    Sorts the samples by ``z`` and, for every split into the first ``j`` and the last ``n - j``,
-    computes Shi and Malik's normalized cut ``cut(A, B) / vol(A) + cut(A, B) / vol(B)`` of the
-    nonnegative symmetric affinity ``K`` (``vol`` the sum of degrees). Unlike the balance penalty
-    of (5), it does not prefer equal sizes: :class:`GMMC` uses it to tell whether its balance
-    penalty moved samples. Time O(n^2), memory O(block n) (``block`` rows of ``K`` at a time).
-
-    Returns
-    -------
-    labels : ndarray (n,) in {0, 1}
-        1 for the samples above the best threshold (the side of the larger ``z``).
-    ncut : float
-        Its normalized cut.
+    For every split of the samples sorted by ``z`` into the first ``j`` and the last ``n - j``:
+    Shi and Malik's ``cut(A, B) / vol(A) + cut(A, B) / vol(B)`` of the nonnegative symmetric
+    affinity ``K`` (``vol`` the sum of degrees). Unlike the balance penalty of (5), it does not
+    prefer equal sizes. Time O(n^2), memory O(block n) (``block`` rows of ``K`` at a time).
+    Returns ``(labels, ncut)``: label 1 for the samples above the best threshold, and its cut.
     """
     K = np.asarray(K, dtype=float)
     z = np.asarray(z, dtype=float)
@@ -399,91 +314,16 @@ def normalized_cut_sweep(K, z, *, block=256):
     return labels, float(ncut[j - 1])
 
 
-def _isolated(K, min_affinity):
-    """Does some sample's affinity to the others sum to less than ``min_affinity``?"""
-    return np.min(K.sum(axis=1) - np.diag(K)) < min_affinity
-
-
 def _mean_cut(M):
-    """``tr(H M H) / (n - 1)`` (``H = I - e e^T / n``): the mean of ``z^T M z / ||z||^2`` over
-    random directions ``z`` orthogonal to ``e``."""
+    """``tr(H M H) / (n - 1)``, ``H = I - e e^T / n`` (:meth:`GMMC.objective_contrast`)."""
     Mc = M - M.mean(axis=0)[None, :] - M.mean(axis=1)[:, None] + M.mean()
     return float(np.trace(Mc)) / (M.shape[0] - 1)
 
 
-def contrast_score(M, value=None, K=None, *, min_affinity=1.0, **lowrank_options):
-    """Relaxed margin objective ``value`` of ``M`` relative to that of an average balanced cut.
-
-    ``value / (n avg)`` with ``avg = trace(H M H) / (n - 1)`` (``H = I - e e^T / n``), as in
-    :meth:`GMMC.objective_contrast` (``1 -`` this score). Small means that the best (relaxed)
-    balanced partition is much better than a random one. ``value=None``: solved by
-    :func:`solve_lowrank` with ``lowrank_options``. With the kernel ``K`` given, ``inf`` when some
-    sample's affinities to the others sum to less than ``min_affinity`` (the isolation guard).
-    """
-    M = np.asarray(M, dtype=float)
-    if K is not None and _isolated(np.asarray(K, dtype=float), min_affinity):
-        return np.inf
-    if value is None:
-        _, info = solve_lowrank(M, **lowrank_options)
-        value = info["primal"]
-    return value / (M.shape[0] * _mean_cut(M))
-
-
-def learn_kernel_weights(
-    Ks, *, method="printed", laplacian="normalized", variant="repaired", balance_penalty="auto",
-    C=1e5, cvxpy_solver=None, solver_options=None, random_state=0,
-):
-    """Weights ``beta`` of a combination of the m kernel matrices ``Ks``, without labels.
-
-    ``method="printed"``: problem (12) of the paper, ``max_{gamma, beta} sum(gamma)`` s.t.
-    ``sum_k beta_k M_k - diag(gamma) >= 0``, ``0 <= gamma <= C``, ``beta`` in the simplex (cvxpy
-    with ``cvxpy_solver`` and ``solver_options``, CLARABEL by default; small n). Maximizing the
-    relaxed objective over the kernel picks the flattest (widest) kernel. ``"contrast"``:
-    ``min_beta max_gamma`` with every ``M_k`` scaled to unit average cut (trace normalization, as
-    in supervised kernel learning); the inner value is concave in ``beta``, so the minimum is at a
-    vertex: the single kernel with the smallest :func:`contrast_score` (low-rank solves seeded by
-    ``random_state``). The ``M_k`` are the reduced matrices of ``laplacian``, ``variant`` and
-    ``balance_penalty`` (as in :class:`GMMC`): (12) combines the Laplacians.
-
-    Returns
-    -------
-    beta : ndarray (m,)
-    info : dict (``scores`` for ``"contrast"``, ``gamma`` and ``stats`` for ``"printed"``)
-    """
-    Ms = [gmmc_matrix(K, laplacian=laplacian, variant=variant, balance_penalty=balance_penalty)[0]
-          for K in Ks]
-    m = len(Ms)
-    if m == 0:
-        raise ValueError("learn_kernel_weights needs at least one kernel matrix.")
-    if method == "printed":
-        import cvxpy as cp
-
-        beta, gamma = cp.Variable(m, nonneg=True), cp.Variable(Ms[0].shape[0])
-        cons = [sum(beta[k] * Ms[k] for k in range(m)) - cp.diag(gamma) >> 0,
-                gamma >= 0, gamma <= C, cp.sum(beta) == 1]
-        stats = solve_cvxpy(cp.Problem(cp.Maximize(cp.sum(gamma)), cons), cvxpy_solver, default="CLARABEL",
-                            what="kernel learning (12)", solver_options=solver_options)
-        b = np.clip(np.asarray(beta.value, dtype=float), 0, None)
-        return b / b.sum(), {"gamma": np.asarray(gamma.value), "stats": stats}
-    if method == "contrast":
-        scores = np.array([contrast_score(M, K=K, random_state=random_state) for M, K in zip(Ms, Ks)])
-        if not np.isfinite(scores).any():
-            raise ValueError("Every kernel leaves some sample nearly isolated (affinities to the others "
-                             "sum to < 1); add wider kernels.")
-        b = np.zeros(m)
-        b[int(np.argmin(scores))] = 1.0
-        return b, {"scores": scores}
-    raise ValueError(f"method must be 'printed' or 'contrast'; got {method!r}.")
-
-
 # -- Estimator -----------------------------------------------------------------------------------
 def _warn_degenerate_kernel(K, gamma, *, stacklevel):
-    """Warn when the rbf kernel is numerically the identity or all ones.
-
-    "Identity" means that *every* sample's affinities to the others sum to less than 1e-8, "all
-    ones" that every off-diagonal entry exceeds 1 - 1e-8; a narrow kernel that still links
-    every sample to its neighbours passes.
-    """
+    """Warn when every sample's affinities to the others sum to < 1e-8 (identity) or every
+    off-diagonal entry exceeds 1 - 1e-8 (all ones)."""
     n = K.shape[0]
     off = K - np.diag(np.diag(K))
     if float(np.max(off.sum(axis=1))) < 1e-8:
@@ -495,9 +335,8 @@ def _warn_degenerate_kernel(K, gamma, *, stacklevel):
                "sample looks like every other and the split is decided by rounding. Use a "
                "larger gamma (gamma=None is the median heuristic) or standardize X.")
     else:
-        return False
+        return
     warnings.warn(msg, DegenerateDataWarning, stacklevel=stacklevel)
-    return True
 
 
 def _penalty_of(balance_penalty, K, laplacian):
@@ -511,59 +350,59 @@ def _penalty_of(balance_penalty, K, laplacian):
 class GMMC(ClusterMixin, BaseEstimator):
     """Generalized maximum margin clustering (two clusters), Valizadegan & Jin (2006).
 
-    Solves the semidefinite relaxation whose dual is (7) (hard margin) or (10) (soft margin,
-    ``gamma_i <= C``) of [1]_, with ``K^-1`` replaced by a graph Laplacian of the kernel (Remark II),
-    and labels the samples by the sign of the leading eigenvector of the primal matrix. The default
-    solver factorizes the primal matrix (Burer-Monteiro [2]_) and certifies its answer with a dual
-    point (:func:`certify`).
+    Solves the semidefinite relaxation whose dual is (7) (hard margin) or (10) (soft margin) of
+    [1]_, with ``K^-1`` replaced by a graph Laplacian of the kernel (Remark II; the mathematics is
+    in :mod:`mmcedu.gmmc`), and labels the samples by the signs of the leading eigenvector of the
+    primal matrix ``W`` (that of the zero eigenvalue of (7) is unstable when the relaxation is not
+    tight).
 
     Parameters
     ----------
     C : float, default=1e5
-        Inverse regularization: the upper bound of the box ``0 <= gamma_i <= C`` on the dual
-        coefficients in (10) (soft margin); the paper's 100,000 makes the margin hard in practice.
+        Inverse regularization: the upper bound of the dual coefficients, ``0 <= gamma_i <= C`` in
+        (10) (soft margin); the paper's 100,000 makes the margin hard in practice.
     balance_penalty : float, "auto" or "stiff", default="auto"
-        The paper's ``C_e``, the weight of the penalty ``C_e (e^T z)^2`` in (5): it removes the
-        translation invariance ``z -> z + t e`` of (4) and keeps the clusters balanced; since
-        ``e^T z = sum_i y_i (1 + nu_i)`` mixes labels and margin multipliers, it is a *penalty
-        weight*, not the bound fraction ``balance`` of :class:`SDPMMC` and :class:`EMMC`. ``"auto"``
-        (``trace(L) / n^2``) and ``"stiff"`` (like ``e^T z = 0``; the book's reproduction of the
-        paper uses it) are defined in :func:`balance_penalty_weight`. If the ``"auto"`` fit puts
-        every sample in one cluster (tiny data), it is repeated with ``"stiff"``.
+        The paper's ``C_e`` of the penalty ``C_e (e^T z)^2`` in (5): it removes the invariance
+        ``z -> z + t e`` of (4) and keeps the one-cluster labeling ``z = e`` (relaxed objective
+        ``C_e n^2``) from winning. A penalty weight (``e^T z = sum_i y_i (1 + nu_i)`` mixes labels and
+        multipliers), not the fraction ``balance`` of :class:`SDPMMC` and :class:`EMMC`. ``"auto"``:
+        ``c trace(L) / n^2``, ``c = AUTO_BALANCE_FACTOR[laplacian]`` (1 for the normalized Laplacian:
+        ``e`` gets the mean eigenvalue of ``L``; 10 for the unnormalized one); when this gives one
+        cluster (tiny data) the fit is repeated with ``"stiff"``: ``10 trace(L) / n^2``, which acts like
+        the exact constraint ``e^T z = 0`` (the paper's ``C_e = 10,000`` without its ill-conditioning).
+        A stiffer weight moves samples of overlapping classes towards equal sizes.
     laplacian : {"normalized", "unnormalized"}, default="normalized"
         ``I - D^-1/2 K D^-1/2`` (Remark II) or ``D - K``.
     variant : {"repaired", "printed"}, default="repaired"
-        ``"printed"`` uses (7) as printed (degenerate with the normalized Laplacian: the labels
-        threshold the degree); ``"repaired"`` adds the range condition of the kernel ``L^+``.
+        With the range condition of the kernel ``L^+``, or (7) as printed (degenerate with the
+        normalized Laplacian: the labels threshold the degree).
     kernel : {"rbf", "precomputed"}, default="rbf"
         ``"precomputed"``: ``X`` is an n x n nonnegative PSD affinity matrix.
     gamma : float, default=None
-        RBF parameter of ``K(x, y) = exp(-gamma ||x - y||^2)``. ``None`` means the median
-        heuristic :func:`mmcedu.kernels.median_gamma`. Ignored with ``kernel="precomputed"``.
+        RBF parameter of ``K(x, y) = exp(-gamma ||x - y||^2)``; ``None``: the median heuristic
+        :func:`mmcedu.kernels.median_gamma`. Ignored with ``kernel="precomputed"``.
     solver : {"auto", "lowrank", "cvxpy"}, default="auto"
-        Algorithm. ``"lowrank"`` (``"auto"``): Burer-Monteiro + L-BFGS with a certified duality
-        gap, O(n^2 rank) per iteration on the exact kernel. ``"cvxpy"``: the dual (10) by the
-        back end ``cvxpy_solver``, an interior-point method whose time grows like n^5 (minutes
-        past n = 100; a :class:`~mmcedu.exceptions.SolverWarning` above n = 50).
+        Algorithm. ``"lowrank"`` (``"auto"``): Burer-Monteiro [2]_ + L-BFGS with a certified
+        duality gap (:func:`certify`), O(n^2 rank) per iteration. ``"cvxpy"``: the dual (10) by an
+        interior-point method, whose time grows like n^5.
     cvxpy_solver : str or None, default=None
         cvxpy back end for ``solver="cvxpy"``; ``None`` means CLARABEL.
     solver_options : dict or None, default=None
         Passed to the back end (keyword arguments of ``cvxpy.Problem.solve``); ``solver="cvxpy"`` only.
     rank : int, default=None
-        Rank bound of the low-rank solution: the number of columns of the factor ``V`` of the primal
-        matrix ``W = V V^T``; ``None`` means ``min(ceil(sqrt(2 n)) + 1, 10)``.
+        Rank bound of the low-rank solution: the columns of the factor ``V`` of the primal matrix
+        ``W = V V^T``; ``None`` means ``min(ceil(sqrt(2 n)) + 1, 10)``.
     n_components : int or None, default=None
-        Rank of a kernel approximation. ``None``: the exact n x n kernel. An integer ``r``: the
-        Nystroem factor ``K ~ Phi Phi^T`` with ``r`` landmarks (:func:`mmcedu.kernels.nystroem_factor`),
-        no n x n array, O(n r rank) per preconditioned L-BFGS iteration, and a duality gap certified
-        exactly for the relaxation of the *approximated* kernel (its repairs of negative affinities
-        are reported in ``solver_info_``). Only with ``kernel="rbf"``, ``solver`` ``"auto"`` or
-        ``"lowrank"``, ``laplacian="normalized"`` and ``variant="repaired"``.
+        Rank of a kernel approximation. ``None``: the exact n x n kernel. ``r``: the Nystroem factor
+        ``K ~ Phi Phi^T`` with ``r`` landmarks (:func:`mmcedu.kernels.nystroem_factor`): no n x n
+        array, O(n r rank) per preconditioned L-BFGS iteration, and a gap certified for the
+        relaxation of the approximated kernel (its repairs are reported in ``solver_info_``). Only
+        with ``kernel="rbf"``, ``solver="auto"``/``"lowrank"``, ``laplacian="normalized"`` and
+        ``variant="repaired"``.
     max_iter : int, default=5000
         Maximum number of L-BFGS iterations of the low-rank solver.
     tol : float, default=1e-4
-        Stop when the certified duality gap is small: ``duality_gap_ <= tol * max(objective_, 1)``;
-        a larger final gap emits a :class:`sklearn.exceptions.ConvergenceWarning`.
+        Stop when the certified duality gap ``duality_gap_ <= tol * max(objective_, 1)``.
     random_state : int, RandomState instance or None, default=None
         Seed of the low-rank solver's starting point.
 
@@ -574,12 +413,12 @@ class GMMC(ClusterMixin, BaseEstimator):
     n_clusters_ : int
         Number of clusters in ``labels_`` (2).
     objective_ : float
-        Optimal value of the relaxation (``sum(gamma)`` of (7)/(10); for the low-rank solver the
-        primal value ``<M, V V^T>``).
+        Optimal value of the relaxation: ``sum(gamma)`` of (7)/(10) with ``solver="cvxpy"``, else
+        the primal value ``<M, V V^T>``.
     duality_gap_ : float
         Certified bound ``>= 0`` on the distance of ``objective_`` from the optimum.
     dual_coef_ : ndarray of shape (n_samples,)
-        Dual-feasible multipliers of (7)/(10): the paper's ``lambda_i`` (``gamma`` here).
+        Dual-feasible multipliers ``gamma`` of (7)/(10) (the paper's ``lambda_i``).
     gamma_ : float or None
         The RBF parameter used (``None`` for a precomputed kernel).
     z_ : ndarray of shape (n_samples,)
@@ -587,11 +426,10 @@ class GMMC(ClusterMixin, BaseEstimator):
     n_iter_ : int
         Iterations of the solver (L-BFGS, or the cvxpy back end's ``num_iters``).
     balance_penalty_ : float or None
-        The weight ``C_e`` used (``None`` when no solve was needed: identical samples).
+        The weight ``C_e`` used (``None`` for identical samples: no solve).
     balance_decided_ : int or None
-        Samples whose label the balance penalty decided: how many the best normalized cut of
-        ``z_`` (:func:`normalized_cut_sweep`) would move to a less balanced split (0 when that cut
-        is as balanced as the labels; ``None`` with ``n_components``).
+        Samples the balance penalty decided: how many the best normalized cut of ``z_``
+        (:func:`normalized_cut_sweep`) moves to a less balanced split (``None`` with ``n_components``).
     solver_info_ : dict
         ``solver``, ``n_iter``, time and status; the low-rank solver's ``primal``, ``lower``,
         ``gap`` and ``rank``; with ``n_components`` also ``tau``, ``clip`` and ``n_matvec``.
@@ -600,10 +438,9 @@ class GMMC(ClusterMixin, BaseEstimator):
     Raises
     ------
     MemoryBudgetError
-        Before allocating, when :meth:`memory_bytes` exceeds ``mmcedu.get_config()["memory_budget"]``.
+        When :meth:`memory_bytes` exceeds ``mmcedu.get_config()["memory_budget"]`` (before allocating).
     ValueError
-        Data whose squared distances overflow or underflow float64 (standardize it);
-        ``balance_penalty=0`` (the relaxation then puts every sample in one cluster).
+        Data whose squared distances overflow or underflow float64; ``balance_penalty=0``.
 
     Warns
     -----
@@ -611,23 +448,19 @@ class GMMC(ClusterMixin, BaseEstimator):
     * :class:`~mmcedu.exceptions.DegenerateDataWarning`: all samples are identical (one cluster),
       or the rbf kernel is numerically the identity or all ones.
     * :class:`~mmcedu.exceptions.ClusterCountWarning`: the labels form one cluster.
-    * :class:`~mmcedu.exceptions.BalanceWarning`: the balance penalty decided the split (exact
-      kernel only): the best normalized cut of ``z_`` is less balanced and moves at least
-      ``BALANCE_WARN_FRACTION = 5 %`` of the samples (``balance_decided_``).
+    * :class:`~mmcedu.exceptions.BalanceWarning`: ``balance_decided_ >= 0.05 n`` (``BALANCE_WARN_FRACTION``).
     * :class:`~mmcedu.exceptions.SolverWarning`: ``solver="cvxpy"`` on more than 50 samples.
     * ``UserWarning``: ``variant="printed"`` with the normalized Laplacian (degenerate).
 
     See Also
     --------
     SDPMMC : the SDP relaxation with n^2 unknowns that GMMC improves on.
-    UMCRLS, EMMC : maximum-margin-type clustering into k >= 2 clusters.
-    learn_kernel_weights : the paper's unsupervised kernel learning.
 
     Notes
     -----
     GMMC is a two-cluster method (the relaxation lifts a +-1 labeling; the paper's multi-class
-    extension is not implemented), so it has no ``n_clusters`` parameter; :class:`UMCRLS` and
-    :class:`EMMC` cluster into ``k > 2`` clusters.
+    extension is not implemented), so it has no ``n_clusters``; :class:`UMCRLS` and :class:`EMMC`
+    cluster into ``k > 2`` clusters.
 
     Label-free rule (:meth:`label_free_rule`): the width ``gamma`` from
     ``gamma_grid(X, octaves=LABEL_FREE_OCTAVES)`` (``j = -2, 0, 2, 4, ..., 8``: GMMC needs narrow
@@ -643,15 +476,11 @@ class GMMC(ClusterMixin, BaseEstimator):
 
     Examples
     --------
-    >>> from mmcedu import GMMC
-    >>> from mmcedu.datasets import two_circles
-    >>> from mmcedu.metrics import clustering_error
-    >>> X, y = two_circles(100, random_state=0)
+    >>> from mmcedu import GMMC, datasets, metrics
+    >>> X, y = datasets.two_circles(100, random_state=0)
     >>> model = GMMC(gamma=20.0, random_state=0).fit(X)
-    >>> clustering_error(y, model.labels_)
-    0.0
-    >>> model.duality_gap_ >= 0
-    True
+    >>> metrics.clustering_error(y, model.labels_), model.duality_gap_ >= 0
+    (0.0, True)
     """
 
     _parameter_constraints: dict = {
@@ -692,41 +521,32 @@ class GMMC(ClusterMixin, BaseEstimator):
         self.tol = tol
         self.random_state = random_state
 
-    # -- the label-free rule, the objective and the memory estimate ------------------------
     def label_free_rule(self, X):
-        """The recommended way to choose this estimator's parameters without labels, on ``X``.
-
-        Returns
-        -------
-        rule : dict
-            ``"param_grid"``: ``{"gamma": gamma_grid(X, octaves=LABEL_FREE_OCTAVES)}``,
-            ``"criterion"``: ``["objective"]`` (:meth:`objective_contrast`), ``"tolerance"``: 0.0.
-        """
+        """The recommended way to choose this estimator's parameters without labels, on ``X``: the
+        dict ``{"param_grid": {"gamma": gamma_grid(X, octaves=LABEL_FREE_OCTAVES)}, "criterion":
+        ["objective"], "tolerance": 0.0}`` (the criterion is :meth:`objective_contrast`)."""
         return {"param_grid": {"gamma": gamma_grid(X, octaves=LABEL_FREE_OCTAVES)},
                 "criterion": ["objective"], "tolerance": 0.0}
 
     def objective_contrast(self, X, *, random_state=None):
         """The fitted clustering's own objective relative to chance (larger is better).
 
-        ``1 - J* / (n avg)``: ``J* = objective_`` is the optimum of the relaxation (``<M, W>``
-        minimized over ``W >= 0``, ``W_ii >= 1``) and ``avg = tr(H M H) / (n - 1)``
-        (``H = I - e e^T / n``) the mean of ``z^T M z / ||z||^2`` over random directions ``z``
-        orthogonal to ``e``: the exact value per sample of a random balanced cut. ``M`` is the
-        reduced matrix of the fitted ``laplacian`` and ``variant`` (:func:`gmmc_matrix`) without
-        its balance term ``C_e e e^T``, which ``H`` annihilates. 0: no better than a random
-        balanced cut; 1: a cut of value 0. A ratio, because raw objectives are not comparable
-        across kernel widths: the Laplacian, and with it the relaxed optimum, changes with the
-        width. The isolation guard gives NaN when some sample's affinities to the others sum to
-        less than ``MIN_AFFINITY = 0.5``: there ``L`` degenerates (``K -> I`` gives ``L -> 0``)
-        and the ratio tends to 0/0. NaN also when ``n < 3`` or ``avg <= 0``.
+        ``1 - J* / (n avg)``: ``J* = objective_``, the optimum of the relaxation, and
+        ``avg = tr(H M H) / (n - 1)`` (``H = I - e e^T / n``), the mean of ``z^T M z / ||z||^2``
+        over random directions ``z`` orthogonal to ``e``: the exact value per sample of a random
+        balanced cut. ``M`` is the reduced matrix of the fitted ``laplacian`` and ``variant``
+        without its balance term ``C_e e e^T``, which ``H`` annihilates. 0: no better than a
+        random balanced cut; 1: a cut of value 0. A ratio, because the Laplacian, and with it the
+        raw optimum, changes with the kernel width. NaN when some sample's affinities to the
+        others sum to less than ``MIN_AFFINITY = 0.5`` (the isolation guard: there ``L``
+        degenerates and the ratio tends to 0/0), when ``n < 3`` or when ``avg <= 0``.
 
-        ``X`` is the data the estimator was fitted on (the kernel for ``kernel="precomputed"``);
-        ``random_state`` is ignored (the contrast is exact). Returns a float.
+        ``X``: the data of the fit (the kernel for ``kernel="precomputed"``); ``random_state`` is ignored.
         """
         check_is_fitted(self, "objective_")
         K = np.asarray(X, dtype=float) if self.gamma_ is None else rbf_kernel(X, gamma=self.gamma_)
         n = K.shape[0]
-        if n < 3 or _isolated(K, MIN_AFFINITY):
+        if n < 3 or np.min(K.sum(axis=1) - np.diag(K)) < MIN_AFFINITY:
             return np.nan
         L, u = laplacian_matrix(K, self.laplacian)
         avg = _mean_cut(_reduce(L, u, self.laplacian, self.variant, 0.0)[0])
@@ -736,10 +556,9 @@ class GMMC(ClusterMixin, BaseEstimator):
         """Bytes of the largest arrays a fit with these parameters holds at once (an int).
 
         The exact kernel: six n x n float64 arrays (kernel, Laplacian, reduced matrix, eigensolver
-        copies), ``48 n^2``; ``solver="cvxpy"`` adds the interior-point solver's dense PSD-cone
-        block, ``8 (n (n + 1) / 2)^2``. ``n_components = r``: ``8 n (4 (r + 3) + 20 (rank + 1) +
-        10 rank)`` (factors of n x (r + 3) and the solver's n x rank arrays). ``n_features`` does
-        not enter. :meth:`fit` refuses when this exceeds ``mmcedu.get_config()["memory_budget"]``.
+        copies), ``48 n^2``; ``solver="cvxpy"`` adds the dense PSD-cone block, ``8 (n (n + 1) / 2)^2``.
+        ``n_components = r``: ``8 n (4 (r + 3) + 20 (rank + 1) + 10 rank)`` (factors of n x (r + 3)
+        and the solver's n x rank arrays). ``n_features`` does not enter.
         """
         n = int(n_samples)
         if self.n_components is not None:
@@ -749,20 +568,10 @@ class GMMC(ClusterMixin, BaseEstimator):
         m = n * (n + 1) // 2 if self.solver == "cvxpy" else 0
         return array_bytes((6, n, n), (m, m))
 
-    # -- fit -----------------------------------------------------------------------------
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
-        """Cluster ``X`` (or the precomputed kernel ``X``) into two clusters.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features) or (n_samples, n_samples)
-        y : ignored
-
-        Returns
-        -------
-        self
-        """
+        """Cluster ``X`` of shape (n_samples, n_features), or the precomputed kernel ``X`` of shape
+        (n_samples, n_samples), into two clusters; ``y`` is ignored. Returns ``self``."""
         X = validate_data(self, X, dtype=np.float64)
         n = X.shape[0]
         check_n_clusters(n, 2)
@@ -770,19 +579,15 @@ class GMMC(ClusterMixin, BaseEstimator):
         if self.kernel != "precomputed":
             check_scale(X)
             if all_identical(X):
-                warnings.warn(
-                    f"GMMC: all {n} samples are identical; there is no cluster structure and "
-                    "every split would be arbitrary, so all samples get label 0 (one cluster).",
-                    DegenerateDataWarning, stacklevel=3,
-                )
+                warnings.warn(f"GMMC: all {n} samples are identical; there is no cluster structure and "
+                              "every split would be arbitrary, so all samples get label 0 (one cluster).",
+                              DegenerateDataWarning, stacklevel=3)
                 return self._fit_one_cluster(n)
         self._check_memory(n)
         fit_path = self._fit_dense if self.n_components is None else self._fit_nystroem
         self._penalty = self.balance_penalty
         fit_path(X, check_random_state(self.random_state))
-        if self.balance_penalty == "auto" and self.n_clusters_ < 2:
-            # the soft default lost to the one-cluster labeling (tiny or nearly structureless
-            # data): the stiff weight, which acts like e^T z = 0, always splits
+        if self.balance_penalty == "auto" and self.n_clusters_ < 2:  # "stiff" always splits
             self._penalty = "stiff"
             fit_path(X, check_random_state(self.random_state))
         self._warn_doubtful()
@@ -790,18 +595,14 @@ class GMMC(ClusterMixin, BaseEstimator):
 
     def _check_options(self, n):
         if not isinstance(self.balance_penalty, str) and self.balance_penalty == 0:
-            raise ValueError(
-                "balance_penalty=0 removes the penalty C_e (e^T z)^2, the only term of (5) that "
-                "keeps the relaxation from putting every sample in one cluster. Use "
-                "balance_penalty='auto' (the default) or a positive number."
-            )
+            raise ValueError("balance_penalty=0 removes the penalty C_e (e^T z)^2, the only term of (5) "
+                             "that keeps the relaxation from putting every sample in one cluster. Use "
+                             "balance_penalty='auto' (the default) or a positive number.")
         if self.variant == "printed" and self.laplacian == "normalized":
-            warnings.warn(
-                "GMMC(variant='printed', laplacian='normalized') solves (7) as printed, which is "
-                "degenerate: the optimum is gamma = 0 and the labels threshold the degree, not "
-                "a margin. Use variant='repaired' (the default) or laplacian='unnormalized'.",
-                UserWarning, stacklevel=4,
-            )
+            warnings.warn("GMMC(variant='printed', laplacian='normalized') solves (7) as printed, which is "
+                          "degenerate: the optimum is gamma = 0 and the labels threshold the degree, not a "
+                          "margin. Use variant='repaired' (the default) or laplacian='unnormalized'.",
+                          UserWarning, stacklevel=4)
         if self.n_components is None:
             return
         bad = [text for text, wrong in [
@@ -810,37 +611,29 @@ class GMMC(ClusterMixin, BaseEstimator):
             (f"laplacian={self.laplacian!r}", self.laplacian != "normalized"),
             (f"variant={self.variant!r}", self.variant != "repaired")] if wrong]
         if bad:
-            raise ValueError(
-                "n_components (the Nystroem low-rank path) supports only kernel='rbf', "
-                "solver='auto'/'lowrank', laplacian='normalized' and variant='repaired'; got "
-                + ", ".join(bad) + ". Set n_components=None for the exact kernel."
-            )
+            raise ValueError("n_components (the Nystroem low-rank path) supports only kernel='rbf', "
+                             "solver='auto'/'lowrank', laplacian='normalized' and variant='repaired'; "
+                             f"got {', '.join(bad)}. Set n_components=None for the exact kernel.")
         if self.n_components > n:
             raise ValueError(f"n_components={self.n_components} exceeds n_samples={n}: the Nystroem "
                              "factor has at most one landmark per sample.")
 
     def _check_memory(self, n):
         if self.n_components is not None:
-            what = (f"GMMC(n_components={self.n_components}) (factors of n x (n_components + 3) and "
-                    "the solver's n x rank arrays)")
+            what = f"GMMC(n_components={self.n_components})"
             alternative = "Lower n_components or rank, or fit a subsample."
         elif self.solver == "cvxpy":
-            what = ("GMMC(solver='cvxpy') (six n x n arrays and the interior-point solver's dense "
-                    "PSD-cone block of (n (n + 1) / 2)^2 float64 entries)")
+            what = "GMMC(solver='cvxpy') (the interior-point solver's dense PSD-cone block)"
             alternative = "Use solver='lowrank' (the default), n_components for large n, or fewer samples."
         else:
-            what = ("GMMC on the exact kernel (about six n x n float64 arrays: kernel, Laplacian, "
-                    "reduced matrix and eigensolver copies)")
-            alternative = ("Pass n_components=300 (a Nystroem kernel factor: memory O(n * n_components), "
-                           "no n x n array) or fit a subsample.")
+            what = "GMMC on the exact kernel (about six n x n float64 arrays)"
+            alternative = "Pass n_components=300 (a Nystroem factor, no n x n array) or fit a subsample."
         check_memory(self.memory_bytes(n), what=f"{what} for n = {n:,}", alternative=alternative)
         if self.solver == "cvxpy" and n > 50:
-            warnings.warn(
-                f"GMMC(solver='cvxpy') on n_samples={n}: the interior-point solve grows like n^5 "
-                "(minutes past n = 100) and Ctrl-C waits for it. Use solver='lowrank' (the default, "
-                "with a certified duality gap) for more than 50 samples.",
-                SolverWarning, stacklevel=4,
-            )
+            warnings.warn(f"GMMC(solver='cvxpy') on n_samples={n}: the interior-point solve grows like n^5 "
+                          "(minutes past n = 100) and Ctrl-C waits for it. Use solver='lowrank' (the "
+                          "default, with a certified duality gap) for more than 50 samples.",
+                          SolverWarning, stacklevel=4)
 
     def _rbf(self, X):
         """The rbf kernel of ``X`` at ``gamma_`` (finite, or an error), with the degenerate-width warning."""
@@ -848,7 +641,6 @@ class GMMC(ClusterMixin, BaseEstimator):
         _warn_degenerate_kernel(K, self.gamma_, stacklevel=6)
         return K
 
-    # -- the exact-kernel path -----------------------------------------------------------
     def _fit_dense(self, X, rng):
         if self.kernel == "precomputed":
             K = check_kernel_matrix(X, psd=True)
@@ -856,7 +648,7 @@ class GMMC(ClusterMixin, BaseEstimator):
         else:
             self.gamma_ = median_gamma(X) if self.gamma is None else float(self.gamma)
             K = self._rbf(X)
-        M, b = gmmc_matrix(K, laplacian=self.laplacian, variant=self.variant, balance_penalty=self._penalty)
+        M, _ = gmmc_matrix(K, laplacian=self.laplacian, variant=self.variant, balance_penalty=self._penalty)
         self.balance_penalty_ = _penalty_of(self._penalty, K, self.laplacian)
         if self.solver == "cvxpy":
             labels, z = self._solve_cvxpy(M)
@@ -866,13 +658,12 @@ class GMMC(ClusterMixin, BaseEstimator):
             labels, z = labels_from_primal(V=V)
             self._set_solution(info)
         del M
-        self._set_labels(labels, z, b)
+        self._set_labels(labels, z)
         self._check_balance(K)
 
     def _solve_cvxpy(self, M):
-        gamma, W, stats = solve_dual_cvxpy(
-            M, C=self.C, cvxpy_solver=self.cvxpy_solver, solver_options=self.solver_options
-        )
+        gamma, W, stats = solve_dual_cvxpy(M, C=self.C, cvxpy_solver=self.cvxpy_solver,
+                                           solver_options=self.solver_options)
         labels, z = labels_from_primal(W=W)
         # certify the cvxpy answer as the low-rank one: the dual point made exactly feasible
         g = np.clip(gamma, 0, self.C)
@@ -885,7 +676,6 @@ class GMMC(ClusterMixin, BaseEstimator):
         self.solver_info_ = dict(stats, n_iter=int(n_iter) if n_iter is not None else 1)
         return labels, z
 
-    # -- the Nystroem path ---------------------------------------------------------------
     def _fit_nystroem(self, X, rng):
         n = X.shape[0]
         self.gamma_ = median_gamma(X) if self.gamma is None else float(self.gamma)
@@ -906,26 +696,24 @@ class GMMC(ClusterMixin, BaseEstimator):
             clip=Mop.clip, n_clipped=Mop.n_clipped, balance_penalty=Mop.Ce,
             memory_estimate=format_bytes(self.memory_bytes(n)),
         )
-        self._set_labels(labels, z, Mop.b)
+        self._set_labels(labels, z)
         self.balance_decided_ = None
 
-    # -- results and their checks --------------------------------------------------------
     def _set_solution(self, info, **extra):
         self.objective_ = info["primal"]
         self.duality_gap_ = info["gap"]
         self.dual_coef_ = info["gamma"]
         self.solver_info_ = {k: v for k, v in info.items() if k != "gamma"} | extra
 
-    def _set_labels(self, labels, z, b):
+    def _set_labels(self, labels, z):
         self.n_iter_ = int(self.solver_info_["n_iter"])
         self.labels_ = labels
         self.n_clusters_ = int(np.unique(labels).size)
         self.z_ = z
-        self._bias = bias_from_z(z, b)
 
     def _fit_one_cluster(self, n):
         self.gamma_ = 1.0 if self.gamma is None else float(self.gamma)  # identical rows of X, not a kernel
-        self.objective_ = self.duality_gap_ = self._bias = 0.0
+        self.objective_ = self.duality_gap_ = 0.0
         self.dual_coef_ = np.zeros(n)
         self.solver_info_ = {"solver": "none (identical samples)", "n_iter": 0}
         self.n_iter_ = self.balance_decided_ = 0
@@ -951,13 +739,11 @@ class GMMC(ClusterMixin, BaseEstimator):
         if moved >= BALANCE_WARN_FRACTION * n:
             warnings.warn(
                 f"GMMC: the balance penalty C_e (e^T z)^2 (balance_penalty={self._penalty!r}, C_e = "
-                f"{self.balance_penalty_:.3g}), which keeps the relaxation from returning one cluster, "
-                f"also pulled the clusters towards equal sizes: the labels have sizes "
-                f"{sorted(sizes.tolist())}, while the best normalized cut of the fitted embedding z_ "
-                f"has sizes {sorted(sweep_sizes.tolist())} and moves {moved} of {n} samples. If the "
-                "clusters may differ in size, compare with k-means, or choose the width without "
-                "labels: LabelFreeSearch(GMMC()).fit(X) (mmcedu.model_selection; the grid and "
-                "criterion of GMMC.label_free_rule(X)).",
+                f"{self.balance_penalty_:.3g}) pulled the clusters towards equal sizes: the labels have "
+                f"sizes {sorted(sizes.tolist())}, the best normalized cut of the embedding z_ has sizes "
+                f"{sorted(sweep_sizes.tolist())} and moves {moved} of {n} samples. If the clusters may "
+                "differ in size, compare with k-means, or choose the width without labels: "
+                "LabelFreeSearch(GMMC()).fit(X) (mmcedu.model_selection).",
                 BalanceWarning, stacklevel=5,
             )
 
@@ -966,12 +752,10 @@ class GMMC(ClusterMixin, BaseEstimator):
             if self.solver == "cvxpy":
                 advice = "Try another cvxpy_solver or tighter solver_options, or solver='lowrank'."
             else:
-                advice = (f"Increase max_iter (now {self.max_iter}), raise tol, or make the problem "
-                          "better conditioned: standardize X and use a wider kernel (smaller gamma); "
-                          "a large balance_penalty also slows the solver.")
+                advice = (f"Increase max_iter (now {self.max_iter}), raise tol, or standardize X and use "
+                          "a wider kernel (smaller gamma); a large balance_penalty also slows the solver.")
                 if self.n_components is None:
-                    advice += (" n_components=... uses a preconditioned solver that needs far fewer "
-                               "iterations.")
+                    advice += " n_components=... uses a preconditioned solver (far fewer iterations)."
                 if np.isfinite(self.C) and np.any(self.dual_coef_ >= self.C * (1 - 1e-9)):
                     advice = (f"The multipliers reach C={self.C:g}: the low-rank solver solves the "
                               "hard-margin primal, so with a binding C (soft margin) the gap cannot "

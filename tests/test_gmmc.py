@@ -13,17 +13,19 @@ from mmcedu import GMMC, datasets, kernels, metrics
 from mmcedu.exceptions import BalanceWarning, ClusterCountWarning
 from mmcedu.gmmc import (
     balance_penalty_weight,
-    bias_from_z,
     certify,
-    equal_multiplier_solution,
     gmmc_matrix,
     labels_from_primal,
     laplacian_matrix,
-    learn_kernel_weights,
     normalized_cut_sweep,
-    primal_matrix,
     solve_dual_cvxpy,
     solve_lowrank,
+)
+from mmcedu_lab.gmmc import (
+    bias_from_z,
+    equal_multiplier_solution,
+    learn_kernel_weights,
+    primal_matrix,
 )
 
 
