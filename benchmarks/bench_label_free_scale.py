@@ -4,8 +4,9 @@ For every estimator with its large-data settings, ``LabelFreeSearch(estimator,
 random_state=0, n_jobs=2).fit(X)``: no grid and no criterion (the estimator's own
 ``label_free_rule``), the default ``max_samples="auto"`` (the choice is made on 2,000 samples,
 then the chosen grid point is fitted once on all of ``X``). Every point runs in a fresh
-subprocess and reports its wall seconds, CPU seconds (the process and its joblib workers),
-peak resident memory (the largest ``ru_maxrss`` of the process and of its workers), the
+subprocess and reports its wall seconds, CPU seconds (the process and its joblib workers,
+which are shut down and reaped before the reading), peak resident memory (the largest
+``ru_maxrss`` of the process and of its workers), the
 chosen grid point (its index in the rule's grid) and the ARI of ``labels_`` against the known
 labels. Stability of the choice: the same distribution at a small and a large ``n`` should
 give the same grid index.
@@ -56,6 +57,8 @@ with warnings.catch_warnings(record=True) as caught:
     warnings.simplefilter("always")
     search = LabelFreeSearch(est, random_state=0, n_jobs=2).fit(X)
 wall = time.perf_counter() - t0
+from joblib.externals.loky import get_reusable_executor
+get_reusable_executor().shutdown(wait=True)  # reap the workers: their CPU and peak memory count
 own = resource.getrusage(resource.RUSAGE_SELF)
 kids = resource.getrusage(resource.RUSAGE_CHILDREN)
 grid = next(iter(est.label_free_rule(X[search.sample_indices_] if search.sample_indices_ is not None
