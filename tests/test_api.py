@@ -263,8 +263,10 @@ def test_every_module_states_its_public_names():
 
 
 def _notebook_code(nb_path):
+    """``(code, index)`` of every code cell, IPython magics (``%matplotlib inline``) blanked."""
     nb = json.loads(nb_path.read_text())
-    return [("".join(c["source"]), i) for i, c in enumerate(nb["cells"]) if c["cell_type"] == "code"]
+    blank = lambda src: "\n".join("" if ln.lstrip().startswith("%") else ln for ln in src.splitlines())  # noqa: E731
+    return [(blank("".join(c["source"])), i) for i, c in enumerate(nb["cells"]) if c["cell_type"] == "code"]
 
 
 def test_notebooks_import_no_private_names():
@@ -378,3 +380,11 @@ def test_the_package_is_small():
                 length = node.end_lineno - node.lineno + 1
                 assert length <= 100, f"{path.relative_to(ROOT)}: {node.name} has {length} lines"
     assert total < 10_000, f"the package has {total} lines"
+
+
+def test_every_page_draws_its_figures_whatever_the_matplotlib_backend():
+    # headless servers often set MPLBACKEND=Agg; the pages' numbered figures must not vanish
+    for nb_path in [*sorted((ROOT / "book/chapters").glob("*.ipynb")), ROOT / "book/teaching.ipynb"]:
+        nb = json.loads(nb_path.read_text())
+        first = next("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "code")
+        assert first.startswith("%matplotlib inline\n"), nb_path.name
