@@ -2,17 +2,18 @@
 
 The public API, in layers (each layer uses only the layers below it)::
 
-    book/chapters  ->  mmcedu_lab  ->  estimators  ->  core
+    LabelFreeSearch and its criteria  ->  estimators  ->  core helpers
 
 Estimators (scikit-learn clusterers: ``fit``, ``fit_predict``, ``labels_``, ``n_clusters_``,
 ``n_iter_``), importable from ``mmcedu`` and defined with their mathematics in:
 
 - :class:`SDPMMC` in :mod:`mmcedu.sdp_mmc`: SDP maximum margin clustering (Xu et al. 2004),
-  the exact SVM dual ``svm_dual_objective``, brute force, the cvxpy relaxation and roundings.
+  the exact SVM dual ``svm_dual_objective``, the cvxpy relaxation, a certified low-rank
+  solver and the roundings.
 - :class:`GMMC` in :mod:`mmcedu.gmmc`: generalized maximum margin clustering (Valizadegan &
-  Jin 2006), its reduced matrices, a certified low-rank solver and kernel learning.
+  Jin 2006), its reduced matrices and a certified low-rank solver.
 - :class:`UMCRLS` in :mod:`mmcedu.umc_rls`: unsupervised multi-class regularized least squares
-  (Pahikkala et al. 2012), the hat matrix, the flip formula and the three searches.
+  (Pahikkala et al. 2012), the hat matrix and the three searches with O(1) flip updates.
 - :class:`EMMC` in :mod:`mmcedu.emmc`: maximum margin clustering with an extreme learning
   machine (Zhang, Xia & Liu), the ELM ridge solve and the balanced label step.
 - :class:`SupportVectorClustering` in :mod:`mmcedu.support_vector_clustering`: support vector
@@ -39,7 +40,8 @@ Core helpers (no estimator inside):
 - :mod:`mmcedu.balance`: class-balance constraints and balanced label assignments.
 - :mod:`mmcedu.partitions`: generating and combining base clusterings (ensembles, the
   co-association and majority-vote baselines).
-- :mod:`mmcedu.metrics`: clustering error under the best matching, ARI, NMI.
+- :mod:`mmcedu.metrics`: clustering error under the best matching, ARI, NMI, and the exact
+  chance level of a quadratic objective under random relabelings.
 - :mod:`mmcedu.datasets`: the seeded offline data sets of the book.
 - :mod:`mmcedu.report`: tables that render in notebooks and terminals.
 - :mod:`mmcedu.exceptions`: the errors and warnings of the package, and what each means.
@@ -49,6 +51,11 @@ Core helpers (no estimator inside):
 The book's laboratory (the papers' tables, the comparison protocol, the ledger, the experiment
 cache) is not part of this package: it lives beside the book in the repository, as the
 ``mmcedu_lab`` package in ``lab/``, and uses this package; this package never uses it.
+
+Every estimator has ``label_free_rule(X)`` (its recommended way to choose its parameters
+without labels), ``memory_bytes(n_samples, n_features)`` (what a fit holds at once) and
+``solver_info_`` after a fit; the four with an objective (SDPMMC, GMMC, UMCRLS, EMMC) have
+``objective_contrast(X)``.
 
 The shared parameters (``n_clusters``, ``kernel``, ``gamma``, ``C``, ``balance``, ``solver``,
 ``cvxpy_solver``, ``solver_options``, ``n_components``, ``max_iter``, ``tol``,

@@ -17,7 +17,7 @@ __all__ = ["encode", "indicator", "gram", "compress", "gather_rows", "path_bytes
 #: Rows of L written at a time by ``gram`` (float32 counts are exact below 2^24).
 _GRAM_BLOCK = 8192
 # Peak of the dense fit in N x c float64 arrays, by loss (L, X, E, Lambda and one iteration's
-# temporaries; measured with tracemalloc).
+# temporaries).
 _DENSE_ARRAYS = {"l12": 7.5, "l1": 7.5, "fro": 3.5}
 
 
