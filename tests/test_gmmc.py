@@ -17,16 +17,12 @@ from mmcedu.gmmc import (
     gmmc_matrix,
     labels_from_primal,
     laplacian_matrix,
+    learn_kernel_weights,
     normalized_cut_sweep,
     solve_dual_cvxpy,
     solve_lowrank,
 )
-from mmcedu_lab.gmmc import (
-    bias_from_z,
-    equal_multiplier_solution,
-    learn_kernel_weights,
-    primal_matrix,
-)
+from mmcedu_lab.gmmc import bias_from_z, equal_multiplier_solution, primal_matrix
 
 
 def _circles(n=30, gamma=20.0, seed=0):

@@ -34,14 +34,14 @@ import numpy as np
 from scipy.linalg import eigh
 from sklearn.cluster import SpectralClustering
 
-from mmcedu._cvxpy import solve_cvxpy
 from mmcedu.gmmc import (
     GMMC,
-    _mean_cut,
     balance_penalty_weight,
+    contrast_score,
     gmmc_matrix,
     labels_from_primal,
     laplacian_matrix,
+    learn_kernel_weights,
     solve_lowrank,
 )
 from mmcedu.kernels import degree, gamma_grid, rbf_kernel
@@ -56,9 +56,7 @@ from .sdp_mmc import _sdp_mmc_error  # one SDP MMC fit at one width, as in its o
 
 __all__ = [
     "bias_from_z",
-    "contrast_score",
     "equal_multiplier_solution",
-    "learn_kernel_weights",
     "primal_matrix",
     "DATA_SETS",
     "MAX_N",
@@ -128,74 +126,6 @@ def equal_multiplier_solution(M):
     """
     vals, vecs = eigh(np.asarray(M, dtype=float), subset_by_index=[0, 0])
     return float(vals[0]), vecs[:, 0]
-
-
-def contrast_score(M, value=None, K=None, *, min_affinity=1.0, **lowrank_options):
-    """Relaxed margin objective ``value`` of ``M`` relative to that of an average balanced cut.
-
-    ``value / (n avg)`` with ``avg = trace(H M H) / (n - 1)`` (``H = I - e e^T / n``), as in
-    :meth:`mmcedu.GMMC.objective_contrast` (``1 -`` this score). Small means that the best (relaxed)
-    balanced partition is much better than a random one. ``value=None``: solved by
-    :func:`mmcedu.gmmc.solve_lowrank` with ``lowrank_options``. With the kernel ``K`` given,
-    ``inf`` when some sample's affinities to the others sum to less than ``min_affinity`` (the
-    isolation guard; 1 as in the kernel choice published in chapter 03).
-    """
-    M = np.asarray(M, dtype=float)
-    if K is not None:
-        K = np.asarray(K, dtype=float)
-        if np.min(K.sum(axis=1) - np.diag(K)) < min_affinity:
-            return np.inf
-    if value is None:
-        _, info = solve_lowrank(M, **lowrank_options)
-        value = info["primal"]
-    return value / (M.shape[0] * _mean_cut(M))
-
-
-def learn_kernel_weights(
-    Ks, *, method="printed", laplacian="normalized", variant="repaired", balance_penalty="auto",
-    C=1e5, cvxpy_solver=None, solver_options=None, random_state=0,
-):
-    """Weights ``beta`` of a combination of the m kernel matrices ``Ks``, without labels.
-
-    ``method="printed"``: problem (12) of the paper, ``max_{gamma, beta} sum(gamma)`` s.t.
-    ``sum_k beta_k M_k - diag(gamma) >= 0``, ``0 <= gamma <= C``, ``beta`` in the simplex (cvxpy
-    with ``cvxpy_solver`` and ``solver_options``, CLARABEL by default; small n). Maximizing the
-    relaxed objective over the kernel picks the flattest (widest) kernel. ``"contrast"``:
-    ``min_beta max_gamma`` with every ``M_k`` scaled to unit average cut (trace normalization, as
-    in supervised kernel learning); the inner value is concave in ``beta``, so the minimum is at a
-    vertex: the single kernel with the smallest :func:`contrast_score` (low-rank solves seeded by
-    ``random_state``). The ``M_k`` are the reduced matrices of ``laplacian``, ``variant`` and
-    ``balance_penalty`` (as in :class:`mmcedu.GMMC`): (12) combines the Laplacians.
-
-    Returns
-    -------
-    beta : ndarray (m,)
-    info : dict (``scores`` for ``"contrast"``, ``gamma`` and ``stats`` for ``"printed"``)
-    """
-    Ms = [gmmc_matrix(K, laplacian=laplacian, variant=variant, balance_penalty=balance_penalty)[0]
-          for K in Ks]
-    m = len(Ms)
-    if m == 0:
-        raise ValueError("learn_kernel_weights needs at least one kernel matrix.")
-    if method == "printed":
-        import cvxpy as cp
-
-        beta, gamma = cp.Variable(m, nonneg=True), cp.Variable(Ms[0].shape[0])
-        cons = [sum(beta[k] * Ms[k] for k in range(m)) - cp.diag(gamma) >> 0,
-                gamma >= 0, gamma <= C, cp.sum(beta) == 1]
-        stats = solve_cvxpy(cp.Problem(cp.Maximize(cp.sum(gamma)), cons), cvxpy_solver, default="CLARABEL",
-                            what="kernel learning (12)", solver_options=solver_options)
-        b = np.clip(np.asarray(beta.value, dtype=float), 0, None)
-        return b / b.sum(), {"gamma": np.asarray(gamma.value), "stats": stats}
-    if method == "contrast":
-        scores = np.array([contrast_score(M, K=K, random_state=random_state) for M, K in zip(Ms, Ks)])
-        if not np.isfinite(scores).any():
-            raise ValueError("Every kernel leaves some sample nearly isolated (affinities to the others "
-                             "sum to < 1); add wider kernels.")
-        b = np.zeros(m)
-        b[int(np.argmin(scores))] = 1.0
-        return b, {"scores": scores}
-    raise ValueError(f"method must be 'printed' or 'contrast'; got {method!r}.")
 
 
 def _nc_labels(K):

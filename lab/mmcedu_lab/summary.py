@@ -43,13 +43,12 @@ import numpy as np
 
 from mmcedu.datasets import two_gaussians
 from mmcedu.emmc import EMMC as _EMMCEstimator
-from mmcedu.gmmc import gmmc_matrix, labels_from_primal, solve_lowrank
+from mmcedu.gmmc import gmmc_matrix, labels_from_primal, learn_kernel_weights, solve_lowrank
 from mmcedu.kernels import gamma_grid, rbf_kernel
 from mmcedu.metrics import clustering_error
 
 from . import all_tables
 from .cache import cached
-from .gmmc import learn_kernel_weights
 from .parallel import map_tasks
 from .registry import PAPER, PaperTable, load
 
