@@ -38,6 +38,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, InvalidParameterError, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ._base import LabelFreeMixin
 from ._emmc_assignment import box_assignment, edge_weights, ordered_cost, shortest_paths
 from ._validation import all_identical, check_finite_result, check_memory, check_n_clusters, check_scale
 from .balance import BALANCE_WARN_FRACTION, balanced_sign, count_bounds, max_imbalance
@@ -305,7 +306,7 @@ def _local_search(F, labels, V, hat, C, lo, hi, max_moves):
     return labels, flips, swaps, False
 
 
-class EMMC(ClusterMixin, BaseEstimator):
+class EMMC(LabelFreeMixin, ClusterMixin, BaseEstimator):
     """Maximum margin clustering with an extreme learning machine (EMMC).
 
     Alternating minimisation [3]_ of the ELM [2]_ problems (2) (one output) and (5) (``m`` outputs)
@@ -436,6 +437,9 @@ class EMMC(ClusterMixin, BaseEstimator):
     True
     """
 
+    _label_free_criterion = ("silhouette",)
+    _label_free_tolerance = 0.0
+
     _parameter_constraints: dict = {
         "n_clusters": [Interval(numbers.Integral, 1, None, closed="left")],
         "n_hidden": [Interval(numbers.Integral, 1, None, closed="left")],
@@ -465,18 +469,8 @@ class EMMC(ClusterMixin, BaseEstimator):
         self.max_iter = max_iter
         self.random_state = random_state
 
-    def label_free_rule(self, X):
-        """The recommended way to choose this estimator's parameters without labels, on ``X``.
-
-        Returns
-        -------
-        rule : dict
-            ``"param_grid"``: a dict ``{name: [values, ...]}`` for LabelFreeSearch, relative to
-            ``X`` where it is a width; ``"criterion"``: a list of LabelFreeSearch criterion names
-            (the first chooses, the second breaks ties within ``tolerance``); ``"tolerance"``: float.
-            For EMMC: ``C`` in :data:`LABEL_FREE_C`, the silhouette, 0.
-        """
-        return {"param_grid": {"C": list(LABEL_FREE_C)}, "criterion": ["silhouette"], "tolerance": 0.0}
+    def _label_free_grid(self, X):
+        return {"C": list(LABEL_FREE_C)}
 
     def objective_contrast(self, X, *, random_state=None):
         """The fitted clustering's own objective relative to chance (larger is better).

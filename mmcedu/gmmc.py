@@ -33,6 +33,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ._base import LabelFreeMixin
 from ._cvxpy import solve_cvxpy
 from ._gmmc_solver import (
     _default_rank,
@@ -418,7 +419,7 @@ def learn_kernel_weights(
     raise ValueError(f"method must be 'printed' or 'contrast'; got {method!r}.")
 
 
-class GMMC(ClusterMixin, BaseEstimator):
+class GMMC(LabelFreeMixin, ClusterMixin, BaseEstimator):
     """Generalized maximum margin clustering (two clusters), Valizadegan & Jin (2006).
 
     Solves the semidefinite relaxation whose dual is (7) (hard margin) or (10) (soft margin) of
@@ -554,6 +555,9 @@ class GMMC(ClusterMixin, BaseEstimator):
     (0.0, True)
     """
 
+    _label_free_criterion = ("objective",)
+    _label_free_tolerance = 0.0
+
     _parameter_constraints: dict = {
         "C": [Interval(numbers.Real, 0, None, closed="neither")],
         "balance_penalty": [Interval(numbers.Real, 0, None, closed="left"),
@@ -592,12 +596,8 @@ class GMMC(ClusterMixin, BaseEstimator):
         self.tol = tol
         self.random_state = random_state
 
-    def label_free_rule(self, X):
-        """The recommended way to choose this estimator's parameters without labels, on ``X``: the
-        dict ``{"param_grid": {"gamma": gamma_grid(X, octaves=LABEL_FREE_OCTAVES)}, "criterion":
-        ["objective"], "tolerance": 0.0}`` (the criterion is :meth:`objective_contrast`)."""
-        return {"param_grid": {"gamma": gamma_grid(X, octaves=LABEL_FREE_OCTAVES)},
-                "criterion": ["objective"], "tolerance": 0.0}
+    def _label_free_grid(self, X):
+        return {"gamma": gamma_grid(X, octaves=LABEL_FREE_OCTAVES)}
 
     def objective_contrast(self, X, *, random_state=None):
         """The fitted clustering's own objective relative to chance (larger is better).

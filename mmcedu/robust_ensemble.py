@@ -55,6 +55,7 @@ from sklearn.utils._param_validation import Interval, StrOptions, validate_param
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import _robust_ensemble_codes as _label_codes
+from ._base import LabelFreeMixin
 from ._validation import check_memory, check_n_clusters, format_bytes
 from .exceptions import ClusterCountWarning, DegenerateDataWarning
 from .partitions import base_partitions, check_partitions
@@ -332,7 +333,7 @@ def robust_low_rank(L, rank, *, loss="l12", mu=None, rho=DEFAULT_RHO, max_iter=5
 # ---------------------------------------------------------------------------------------------
 # The estimator
 # ---------------------------------------------------------------------------------------------
-class RobustEnsembleClustering(ClusterMixin, BaseEstimator):
+class RobustEnsembleClustering(LabelFreeMixin, ClusterMixin, BaseEstimator):
     """Robust ensemble clustering: rank-k fit of stacked indicators with an l_{1,2} loss.
 
     Given ``M`` base clusterings of ``N`` samples (built from the data by k-means, or given),
@@ -493,6 +494,9 @@ class RobustEnsembleClustering(ClusterMixin, BaseEstimator):
     >>> bool(est.converged_), est.solver_info_["solver"]
     (True, 'compressed')
     """
+
+    _label_free_criterion = ("silhouette",)
+    _label_free_tolerance = 0.0
 
     _parameter_constraints: dict = {
         "n_clusters": [Interval(numbers.Integral, 1, None, closed="left"), None],
@@ -660,15 +664,7 @@ class RobustEnsembleClustering(ClusterMixin, BaseEstimator):
         data = 0 if precomputed or n_features is None else 8 * n * int(n_features)
         return int(_label_codes.path_bytes(n, c, M, k, self.loss, self._solver(n, c)) + data)
 
-    def label_free_rule(self, X):
-        """The recommended way to choose this estimator's parameters without labels, on ``X``.
-
-        Returns
-        -------
-        rule : dict
-            ``"param_grid"``: ``{"base_k": [n_clusters, ..., n_clusters + 7]}``,
-            ``"criterion"``: ``["silhouette"]``, ``"tolerance"``: 0.0 (see the class Notes).
-        """
+    def _label_free_grid(self, X):
         if self.partitions == "precomputed":
             raise ValueError(
                 "partitions='precomputed' has no label-free rule: the rule searches base_k, the "
@@ -680,11 +676,8 @@ class RobustEnsembleClustering(ClusterMixin, BaseEstimator):
                 "label_free_rule needs n_clusters: it compares consensus clusterings with "
                 "n_clusters clusters over base_k = n_clusters, ..., n_clusters + 7."
             )
-        k = int(self.n_clusters)
-        return {"param_grid": {"base_k": [k + j for j in BASE_K_OFFSETS]},
-                "criterion": ["silhouette"], "tolerance": 0.0}
+        return {"base_k": [int(self.n_clusters) + j for j in BASE_K_OFFSETS]}
 
-    # ------------------------------------------------------------------------------ the paths
     def _run(self, L, k, sigma_max):
         return _solve(L, k, self.loss, self.mu, self.rho, self.max_iter, self.tol, self.kkt_tol,
                       sigma_max)

@@ -29,6 +29,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, RealNotInt, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ._base import LabelFreeMixin
 from ._cvxpy import solve_cvxpy
 from ._validation import all_identical, array_bytes, check_memory, check_scale
 from .exceptions import ClusterCountWarning, DegenerateDataWarning
@@ -457,7 +458,7 @@ def cone_labels(X, support_vectors, q, radius_squared, *, return_counts=False):
 
 
 # ============================================================================ estimator
-class SupportVectorClustering(ClusterMixin, BaseEstimator):
+class SupportVectorClustering(LabelFreeMixin, ClusterMixin, BaseEstimator):
     """Support vector clustering with complete-graph or cone cluster labeling.
 
     Solves the SVDD Wolfe dual [1]_ [3]_ (slide 18 of [2]_) for the Gaussian kernel
@@ -595,6 +596,9 @@ class SupportVectorClustering(ClusterMixin, BaseEstimator):
     2
     """
 
+    _label_free_criterion = ("plateau",)
+    _label_free_tolerance = 0.0
+
     _parameter_constraints: dict = {
         "gamma": [Interval(Real, 0, None, closed="neither"), None],
         "C": [Interval(Real, 0, None, closed="neither")],
@@ -623,23 +627,10 @@ class SupportVectorClustering(ClusterMixin, BaseEstimator):
         self.random_state = random_state
 
     # ------------------------------------------------------------------ parameters
-    def label_free_rule(self, X):
-        """The recommended way to choose this estimator's parameters without labels, on ``X``.
-
-        ``LABEL_FREE_WIDTHS`` evenly spaced widths of the q-list ``gamma_path(X, C=self.C)``, chosen by
-        the plateau of the cluster count (see Notes).
-
-        Returns
-        -------
-        rule : dict
-            ``"param_grid"``: a dict ``{name: [values, ...]}`` for LabelFreeSearch, relative to
-            ``X`` where it is a width; ``"criterion"``: a list of LabelFreeSearch criterion names
-            (the first chooses, the second breaks ties within ``tolerance``); ``"tolerance"``: float.
-        """
+    def _label_free_grid(self, X):
         q = np.asarray(gamma_path(X, C=self.C).gamma, dtype=float)
         idx = np.unique(np.linspace(0, q.size - 1, min(LABEL_FREE_WIDTHS, q.size)).round().astype(int))
-        return {"param_grid": {"gamma": [float(v) for v in q[idx]]}, "criterion": ["plateau"],
-                "tolerance": 0.0}
+        return {"gamma": [float(v) for v in q[idx]]}
 
     def memory_bytes(self, n_samples, n_features=None):
         """Bytes of the largest arrays a fit with these parameters holds at once.

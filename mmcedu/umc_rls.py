@@ -29,6 +29,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ._base import LabelFreeMixin
 from ._validation import (
     all_identical,
     check_finite_result,
@@ -461,7 +462,7 @@ def _warn_tiny_alpha(alpha, s):
             DegenerateDataWarning, stacklevel=3)
 
 
-class UMCRLS(ClusterMixin, BaseEstimator):
+class UMCRLS(LabelFreeMixin, ClusterMixin, BaseEstimator):
     """Unsupervised multi-class regularized least squares clustering (UMC-RLS).
 
     Finds labels c in {0..k-1}^n that minimise ``Q(c) = sum_h (n - p_h^T R p_h)`` (eq. 10),
@@ -581,6 +582,9 @@ class UMCRLS(ClusterMixin, BaseEstimator):
     (3, [0, 1, 2])
     """
 
+    _label_free_criterion = ("transfer_stability", "objective")
+    _label_free_tolerance = 0.1
+
     _parameter_constraints: dict = {
         "n_clusters": [Interval(Integral, 1, None, closed="left")],
         "alpha": [Interval(Real, 0, None, closed="neither")],
@@ -608,24 +612,8 @@ class UMCRLS(ClusterMixin, BaseEstimator):
         self.dtype = dtype
         self.random_state = random_state
 
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.pairwise = self.kernel == "precomputed"
-        return tags
-
-    def label_free_rule(self, X):
-        """The recommended way to choose this estimator's parameters without labels, on ``X``.
-
-        Returns
-        -------
-        rule : dict
-            ``"param_grid"``: a dict ``{name: [values, ...]}`` for LabelFreeSearch, relative to
-            ``X`` where it is a width; ``"criterion"``: a list of LabelFreeSearch criterion
-            names (the first chooses, the second breaks ties within ``tolerance``);
-            ``"tolerance"``: float.
-        """
-        return {"param_grid": {"gamma": gamma_grid(X, octaves=LABEL_FREE_OCTAVES)},
-                "criterion": ["transfer_stability", "objective"], "tolerance": 0.1}
+    def _label_free_grid(self, X):
+        return {"gamma": gamma_grid(X, octaves=LABEL_FREE_OCTAVES)}
 
     def objective_contrast(self, X, *, random_state=None):
         """The fitted clustering's own objective relative to chance (larger is better).
