@@ -13,7 +13,8 @@ give the same grid index.
 
 Data (known labels): three Gaussian clusters in 2-D (centres (0, 0), (4, 0), (2, 3.5), standard
 deviation 0.8) for the k-cluster methods; two of them for the two-cluster methods (GMMC, SDP
-MMC). Seed 0.
+MMC); two moons and a disk (``bench_svc.moons_and_disk``) for support vector clustering, which
+needs gaps between its clusters. Seed 0.
 
     python benchmarks/bench_label_free_scale.py              # n = 10^4 and 10^6 (SDP MMC 10^5)
     python benchmarks/bench_label_free_scale.py --quick      # two estimators, n = 2,500 and 3,000
@@ -32,7 +33,9 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 from _child import MARKER, run_child_code  # noqa: E402
 
-#: name -> (constructor source, number of clusters, largest n of the full run)
+#: name -> (constructor source, number of clusters, largest n of the full run); support vector
+#: clustering runs on bench_svc's two moons and a disk (it cannot separate touching Gaussians
+#: with its default C = 1: one cluster at every width of its grid)
 ESTIMATORS = {
     "UMCRLS": ("UMCRLS(3, n_components=100, dtype='float32', random_state=0)", 3, 10**6),
     "SupportVectorClustering": ("SupportVectorClustering(random_state=0)", 3, 10**6),
@@ -44,13 +47,17 @@ ESTIMATORS = {
 }
 
 CHILD = """
-import json, resource, time, warnings
+import json, resource, sys, time, warnings
 import numpy as np
 from mmcedu import *
 from mmcedu.datasets import blobs
 from mmcedu.metrics import adjusted_rand_score
-centers = [[0, 0], [4, 0], [2, 3.5]][:{k}]
-X, y = blobs({n}, centers=centers, cluster_std=0.8, random_state=0)
+sys.path.insert(0, {bench_dir!r})
+if {name!r} == "SupportVectorClustering":
+    from bench_svc import moons_and_disk
+    X, y = moons_and_disk({n}, random_state=0)
+else:
+    X, y = blobs({n}, centers=[[0, 0], [4, 0], [2, 3.5]][:{k}], cluster_std=0.8, random_state=0)
 est = {ctor}
 t0, c0 = time.perf_counter(), time.process_time()
 with warnings.catch_warnings(record=True) as caught:
@@ -77,7 +84,8 @@ print({marker!r} + json.dumps({{
 
 def run_point(name, n, timeout):
     ctor, k, _ = ESTIMATORS[name]
-    code = CHILD.format(n=int(n), k=k, ctor=ctor, marker=MARKER)
+    code = CHILD.format(n=int(n), k=k, ctor=ctor, marker=MARKER, name=name,
+                        bench_dir=os.path.dirname(os.path.abspath(__file__)))
     result, error, wall = run_child_code(code, timeout=timeout)
     row = {"estimator": name, "n": int(n), "process_wall_s": round(wall, 1), "error": error[-300:]}
     if result:
