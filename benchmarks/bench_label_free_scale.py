@@ -41,7 +41,7 @@ ESTIMATORS = {
     "SupportVectorClustering": ("SupportVectorClustering(random_state=0)", 3, 10**6),
     "RobustEnsembleClustering": ("RobustEnsembleClustering(3, solver='compressed', random_state=0)",
                                  3, 10**6),
-    "GMMC": ("GMMC(n_components=300, random_state=0)", 2, 10**6),
+    "GMMC": ("GMMC(n_components=100, random_state=0)", 2, 10**6),
     "EMMC": ("EMMC(3, random_state=0)", 3, 10**6),
     "SDPMMC": ("SDPMMC(n_components=200, random_state=0)", 2, 10**5),
 }
