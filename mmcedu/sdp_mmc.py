@@ -29,6 +29,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ._base import LabelFreeMixin
 from ._box_qp import solve_box_qp
 from ._cvxpy import solve_cvxpy
 from ._sdp_mmc_lowrank import _unit_rows, sdp_lower_bound, solve_sdp_mmc_lowrank
@@ -270,7 +271,7 @@ def _resolve_rounding(rounding, solver, n):
     return "randomized" if solver == "cvxpy" or n <= _AUTO_RANDOMIZED_MAX_N_LOWRANK else "eigenvector"
 
 
-class SDPMMC(ClusterMixin, BaseEstimator):
+class SDPMMC(LabelFreeMixin, ClusterMixin, BaseEstimator):
     """SDP maximum margin clustering into two clusters (Xu et al. 2004).
 
     Solves the semidefinite relaxation of ``min_y omega(y)`` (Eq. (2) of [2]_, restating
@@ -416,6 +417,9 @@ class SDPMMC(ClusterMixin, BaseEstimator):
     True
     """
 
+    _label_free_criterion = ("transfer_stability",)
+    _label_free_tolerance = 0.0
+
     _parameter_constraints: dict = {
         "C": [Interval(Real, 0, None, closed="neither"), None],
         "balance": [Interval(Real, 0, 1, closed="both")],
@@ -451,11 +455,6 @@ class SDPMMC(ClusterMixin, BaseEstimator):
         self.tol = tol
         self.random_state = random_state
 
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.pairwise = self.kernel == "precomputed"
-        return tags
-
     def memory_bytes(self, n_samples, n_features=None):
         """Bytes of the largest arrays a fit with these parameters holds at once (an int).
 
@@ -470,18 +469,8 @@ class SDPMMC(ClusterMixin, BaseEstimator):
             return array_bytes((_LOWRANK_ARRAYS, n, n))
         return _CVXPY_BYTES_PER_ENTRY * n * n
 
-    def label_free_rule(self, X):
-        """The recommended way to choose this estimator's parameters without labels, on ``X``.
-
-        Returns
-        -------
-        rule : dict
-            ``"param_grid"``: a dict ``{name: [values, ...]}`` for LabelFreeSearch, relative to
-            ``X`` where it is a width; ``"criterion"``: a list of LabelFreeSearch criterion names
-            (the first chooses, the second breaks ties within ``tolerance``); ``"tolerance"``: float.
-        """
-        return {"param_grid": {"gamma": gamma_grid(X, octaves=LABEL_FREE_OCTAVES)},
-                "criterion": ["transfer_stability"], "tolerance": 0.0}
+    def _label_free_grid(self, X):
+        return {"gamma": gamma_grid(X, octaves=LABEL_FREE_OCTAVES)}
 
     def objective_contrast(self, X, *, random_state=None):
         """The fitted clustering's own objective relative to chance (larger is better).
