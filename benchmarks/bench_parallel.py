@@ -56,7 +56,7 @@ def _search(n_jobs, n_samples):
 
     from mmcedu import UMCRLS, LabelFreeSearch
     from mmcedu.datasets import moons
-    from mmcedu.model_selection import gamma_grid
+    from mmcedu.kernels import gamma_grid
 
     X, _ = moons(n_samples, random_state=0)
     grid = {"gamma": gamma_grid(X, octaves=tuple(np.linspace(-2, 5, 12)))}

@@ -20,7 +20,6 @@ import numpy as np
 from sklearn.model_selection import ParameterGrid
 
 from mmcedu.metrics import adjusted_rand_score
-from mmcedu.model_selection import OBJECTIVE_CONTRASTS
 from mmcedu_lab import comparison as C
 
 R_DEFAULT = int(os.environ.get("MOONS_LF_R", "3"))
@@ -30,7 +29,7 @@ os.makedirs(OUT, exist_ok=True)
 
 def criteria_for(est, grid):
     crit = ["stability", "transfer_stability", "silhouette", "kernel_silhouette"]
-    if type(est).__name__ in OBJECTIVE_CONTRASTS:
+    if hasattr(est, "objective_contrast"):
         crit.append("objective")
     if "gamma" in est.get_params(deep=False):
         crit.append("eigengap")
@@ -43,8 +42,7 @@ def run(method, task, seed, R=R_DEFAULT):
     if os.path.exists(path):
         return pickle.load(open(path, "rb"))
     X, y, k = C.load_task(task, seed, C.N)
-    setup = C.METHODS[method][0]
-    est, grid = setup(X, k, seed)
+    est, grid = C.METHODS[method].setup(X, k, seed)[:2]
     crit = criteria_for(est, grid)
     t0 = time.perf_counter()
     search = C._Search(est, grid, criterion=crit, n_resamples=R, random_state=seed, refit=False, n_jobs=1)
