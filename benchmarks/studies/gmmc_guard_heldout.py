@@ -104,7 +104,7 @@ def run_one(task, seed):
     keep = X.std(axis=0) > 0
     X = StandardScaler().fit_transform(np.asarray(X, dtype=float)[:, keep])
     y = np.unique(y, return_inverse=True)[1]
-    est, grid = C.METHODS["GMMC"][0](X, 2, seed)
+    est, grid = C.METHODS["GMMC"].setup(X, 2, seed)[:2]
     est = RecordingGMMC(**est.get_params())
     LOG.clear()
     s = C._Search(est, grid, criterion="objective", random_state=seed, refit=False, n_jobs=1)

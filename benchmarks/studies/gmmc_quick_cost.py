@@ -31,10 +31,8 @@ FULL_ONLY = [t for t in c.TASKS if t not in c.TASKS_QUICK and c.n_clusters_of_ta
 
 
 def choices(cap, tasks):
-    def setup(X, k, s):
-        return GMMC(random_state=s, max_iter=cap), {"gamma": c.gamma_grid(X, octaves=c.NARROW_OCTAVES)}
-
-    c.METHODS["GMMC"] = (setup,) + c.METHODS["GMMC"][1:]
+    c.METHODS["GMMC"] = c.Method(lambda X, k, s: GMMC(random_state=s, max_iter=cap), binary=True,
+                                 mmcedu=True)
     t = time.process_time()
     recs = c.run_comparison(methods=["GMMC"], tasks=tasks, n_jobs=1)
     print("max_iter", cap, "cpu", round(time.process_time() - t, 1))

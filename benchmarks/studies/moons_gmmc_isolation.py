@@ -47,7 +47,7 @@ if __name__ == "__main__":
     for task in sys.argv[1:]:
         for seed in range(C.N_SEEDS):
             X, y, k = C.load_task(task, seed, C.N)
-            est, grid = C.METHODS["GMMC"][0](X, k, seed)
+            est, grid = C.METHODS["GMMC"].setup(X, k, seed)[:2]
             est = RecordingGMMC(**est.get_params())
             LOG.clear()
             s = C._Search(est, grid, criterion="objective", random_state=seed, refit=False, n_jobs=1)
