@@ -66,6 +66,15 @@ def test_scs_time_quoted(runs, prose):
     assert f"SCS took {cpu:.0f} CPU s at $n = 200$" in prose
 
 
+def test_scs_iterations_grow_as_quoted(runs, prose):
+    """The prose says SCS's iterations grow too, about 1.5 times per doubling of n."""
+    it = {n: int(runs[("cvxpy", n)]["n_iter"]) for n in (50, 100, 200)}
+    assert it[50] < it[100] < it[200], it
+    assert all(1.3 <= it[2 * n] / it[n] <= 1.7 for n in (50, 100)), it
+    assert f"SCS needed {it[50]}, {it[100]} and {it[200]} iterations at $n = 50$, 100 and 200" in prose
+    assert "about 1.5 times as many per doubling of $n$" in prose
+
+
 def test_scs_value_lies_in_the_lowrank_bracket(runs):
     """Where both solvers ran, SCS's delta (its own tolerance, about 1e-4) is in the bracket."""
     low = _low(runs)
