@@ -26,8 +26,15 @@ def scale():
 
 
 def _low_rank(scale, n, dtype="float32"):
-    return next(r for r in scale if r["source"].startswith("estimator") and r["path"] == "low-rank"
-                and r["n"] == str(n) and r["dtype"] == dtype and not r["error"])
+    return next(
+        r
+        for r in scale
+        if r["source"].startswith("estimator")
+        and r["path"] == "low-rank"
+        and r["n"] == str(n)
+        and r["dtype"] == dtype
+        and not r["error"]
+    )
 
 
 def test_million_samples(scale):
@@ -73,5 +80,7 @@ def test_defaults_against_kmeans():
     assert better == {"iris", "breast cancer", "digits 0-9", "digits 1-4", "digits 3-8"}
     assert round(mean[("digits 1-7", "UMCRLS()")], 2) == round(mean[("digits 1-7", "KMeans")], 2)
     assert (round(mean[("wine", "UMCRLS()")], 2), round(mean[("wine", "KMeans")], 2)) == (0.81, 0.90)
-    assert (round(mean[("blobs 200/50/50", "UMCRLS()")], 2),
-            round(mean[("blobs 200/50/50", "KMeans")], 2)) == (0.43, 1.00)
+    assert (
+        round(mean[("blobs 200/50/50", "UMCRLS()")], 2),
+        round(mean[("blobs 200/50/50", "KMeans")], 2),
+    ) == (0.43, 1.00)
