@@ -1,10 +1,11 @@
 """The prose of the support vector clustering chapters agrees with the committed results.
 
-Section "At scale" of ``book/chapters/06b_svc_labeling.ipynb`` (the second page of chapter 06)
-quotes numbers of one benchmark run, ``benchmarks/results/svc_scale.csv``. The chapter draws
-the figure from that file and computes nothing from it; this test reads the CSV and checks
-every number the prose and the figure caption quote, and the structural facts the text
-states about the run (memory, ARI, counted work, iterations). Times are read only where the
+Section "Beyond the paper: SVC at scale" of ``book/chapters/06b_svc_labeling.ipynb`` (the
+second page of chapter 06) quotes numbers of the benchmark's results,
+``benchmarks/results/svc_scale.csv``. The chapter draws the figure from that file and computes
+nothing from it; this test reads the CSV and checks every number the prose and the figure
+caption quote, and the structural facts the text states about the run (memory, ARI, counted
+work, iterations). Times are read only where the
 prose quotes them; nothing is inferred from them.
 """
 
@@ -54,11 +55,6 @@ def test_scalable_series_quoted_numbers(run):
     # above 10^4 points the SMO iterations stay between 1,235 and 1,324
     above = n > 10_000
     assert (sc["n_iter"][above].min(), sc["n_iter"][above].max()) == (1235, 1324)
-    # CPU seconds 10^5 -> 10^6: 5.5 s to 92 s, 17-fold; R^2 kernel evaluations 10.6-fold
-    i5, i6 = list(n).index(1e5), list(n).index(1e6)
-    assert round(sc["fit_cpu_s"][i5], 1) == 5.5
-    assert round(sc["fit_cpu_s"][i6] / sc["fit_cpu_s"][i5]) == 17
-    assert round(sc["radius_kernel_evaluations"][i6] / sc["radius_kernel_evaluations"][i5], 1) == 10.6
 
 
 def test_counted_work_columns(run):
@@ -79,7 +75,6 @@ def test_dense_series_quoted_numbers(run):
     de, sc = run[1]["dense"], run[1]["scalable"]
     assert list(de["n"]) == [1000, 2000, 4000]
     assert (round(de["peak_rss_mb"][0]), round(de["peak_rss_mb"][-1])) == (245, 1419), "245 MB to 1,419 MB"
-    assert round(de["fit_cpu_s"][-1]) == 35, "35 CPU seconds at 4,000 points"
     # the dense path holds the N x N kernel: its peak grows by at least 8 bytes per new kernel entry
     assert np.all(np.diff(de["peak_rss_mb"]) * 2**20 >= 8 * np.diff(de["n"] ** 2))
     assert sc["peak_rss_mb"][-1] < de["peak_rss_mb"][-1], "scalable at 10^6 below dense at 4,000"
