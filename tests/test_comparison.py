@@ -93,7 +93,6 @@ def test_quick_protocol_has_five_seeds_and_no_slow_methods():
 def test_baselines_run_once_at_their_documented_defaults():
     """No baseline is tuned by a rule (no silhouette-tuned density clustering, no eigengap over
     widths); each gets its default settings and the true k where it takes one."""
-    from genieclust import Genie
     from sklearn.cluster import HDBSCAN, SpectralClustering
     from sklearn.mixture import GaussianMixture
 
@@ -109,8 +108,9 @@ def test_baselines_run_once_at_their_documented_defaults():
     assert isinstance(est["spectral (nn)"], SpectralClustering)
     assert est["spectral (nn)"].affinity == "nearest_neighbors" and est["spectral (nn)"].n_clusters == k
     assert est["spectral (nn)"].n_neighbors == SpectralClustering().n_neighbors  # the default
-    assert isinstance(est["Genie"], Genie) and est["Genie"].n_clusters == k
-    assert est["Genie"].gini_threshold == Genie().gini_threshold
+    genie = type(est["Genie"])  # genieclust.Genie (a dependency of the laboratory, not of the tests)
+    assert genie.__module__.startswith("genieclust") and est["Genie"].n_clusters == k
+    assert est["Genie"].gini_threshold == genie().gini_threshold
     assert est["HDBSCAN"].get_params() == HDBSCAN().get_params()
     assert est["k-means"].n_clusters == est["Ward"].n_clusters == k
 
