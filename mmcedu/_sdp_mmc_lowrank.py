@@ -259,8 +259,9 @@ def solve_sdp_mmc_lowrank(K, C=1.0, balance=0.1, *, rank=None, max_iter=1000, to
     K : ndarray of shape (n, n), the (centred) kernel
     C : float, the finite box bound (no hard margin)
     balance : float, ``l = floor(balance n)``, which must be at least 2
-    rank : int or None, columns of ``V``; ``None`` means ``ceil(sqrt(2 n)) + 1`` (a rank
-        at which an optimal ``M`` exists, Barvinok-Pataki)
+    rank : int or None, columns of ``V``; ``None`` means ``ceil(sqrt(2 n)) + 1``, a heuristic
+        (Pataki's bound needs a linear objective; here an optimal ``M`` of rank about
+        ``2 sqrt(n)`` exists), made safe by the certified bracket
     max_iter : int, L-BFGS iterations in total
     tol : float, relative gap at which to stop
     check_every : int, iterations between certificates

@@ -46,7 +46,7 @@ FILE_LOADERS = {"json", "np", "numpy", "pickle", "yaml"}  # their ``load``/``saf
 # chapter stem -> reason, for a chapter whose fix is on its way
 XFAIL = {
     n: "its stored-result asserts are moving to tests/"
-    for n in ("02_sdp_mmc", "03_gmmc", "05_emmc", "06_svc", "07_robust_ensemble")
+    for n in ("05_emmc",)
 }
 
 

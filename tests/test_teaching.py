@@ -95,7 +95,7 @@ def test_teaching_page_quotes_the_readme_commands():
 
 MAIN_TEXT_WORDS = 5000
 # chapter -> reason, while its split or trim is on its way
-TOO_LONG = {"03_gmmc": "being split", "06_svc": "being split"}
+TOO_LONG = {}
 
 
 def main_text_words(name):
