@@ -44,10 +44,7 @@ CLOCK_WORD = re.compile(r"time|secs|seconds|\(s\)", re.IGNORECASE)  # "(s)": a c
 FILE_READS = {"open", "DictReader", "read_csv", "loadtxt", "genfromtxt", "read_text", "read_bytes"}
 FILE_LOADERS = {"json", "np", "numpy", "pickle", "yaml"}  # their ``load``/``safe_load`` read a file
 # chapter stem -> reason, for a chapter whose fix is on its way
-XFAIL = {
-    n: "its stored-result asserts are moving to tests/"
-    for n in ("09_comparison",)
-}
+XFAIL = {}
 
 
 def _code(path):

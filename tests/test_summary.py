@@ -1,5 +1,6 @@
 """The reproduction ledger (mmcedu_lab.summary): coverage of the sources, verdicts."""
 
+import numpy as np
 import pytest
 
 from mmcedu_lab.registry import PAPER, PaperTable
@@ -7,7 +8,10 @@ from mmcedu_lab.summary import (
     FULL_ONLY,
     ITEMS,
     LEDGER_HEADERS,
+    PROTOCOL,
+    STAND_IN,
     TIMINGS,
+    TOL_GAIN,
     VERDICTS,
     Measured,
     counts,
@@ -67,9 +71,16 @@ def test_no_time_in_the_ledger_of_numbers():
 @pytest.mark.parametrize("ours", [0.0, 2.9, 3.1, -3.5])
 
 def test_verdict_follows_the_tolerance(ours):
-    it = next(it for it in ITEMS if it.id == "G-T1/Two Circles/GMMC")  # paper 0, tol 3
+    it = next(it for it in ITEMS if it.id == "G-T1/Digits 1-7/ST best k")  # paper 0, tol 3
+    assert not it.stand_in
     assert verdict(it, Measured(ours)) == ("reproduced" if abs(ours) <= 3 else "differs")
     assert verdict(it, None) == FULL_ONLY == "measured only with MMCEDU_FULL=1"
+    # a row on stand-in data is counted apart, within the test or not; its row says which
+    sin = next(it for it in ITEMS if it.id == "G-T1/Two Circles/GMMC")  # paper 0, tol 3
+    assert sin.stand_in and verdict(sin, Measured(ours)) == STAND_IN
+    row = next(r for r in ledger_rows({sin.id: Measured(ours)}) if r[0] == sin.id)
+    why = row[LEDGER_HEADERS.index("why / context")]
+    assert why.startswith("stand-in (") and ("within the test" in why) == (abs(ours) <= 3)
 
 
 def test_unmeasured_items_with_a_test_are_full_only_and_counted():
@@ -146,3 +157,59 @@ def test_emmc_rows_take_their_seeds_from_the_table_note():
         m = measure({"emmc_table2": t})
         for L in paper:
             assert m[f"E-2/{L}/single"].seeds == n_seeds and m[f"E-2/{L}/multi"].value == 70.0
+
+
+def test_stand_in_rows_and_protocol_facts_are_never_reproduced():
+    """Rows on data that stand in for the paper's, and the paper's settings, are counted apart."""
+    by_id = {it.id: it for it in ITEMS}
+    for it in ITEMS:
+        if "USPS" in it.id and it.test:  # 8 x 8 digits for USPS
+            assert it.stand_in, it.id
+        if it.id.startswith(("E-2/", "E-3/", "E-T1/")):  # LetterABCD, USPS, the unnamed 45 tasks
+            assert it.stand_in, it.id
+    for pid in ("U-N3", "U-N5", "U-T1-size", "U-N4", "G-N5", "G-N7", "G-N3", "E25"):
+        assert by_id[pid].verdict == PROTOCOL and by_id[pid].why, pid
+    assert by_id["G-N7"].why.count("40") == 1, "the quick protocol's 40-sample subsets are named"
+    assert by_id["U-F5"].verdict == STAND_IN
+    rows = ledger_rows({}, full=False)
+    c = counts(rows)
+    assert c[PROTOCOL][0] >= 8 and STAND_IN in c and "reproduced" in c
+
+
+def test_a_claimed_gain_is_tested_on_paired_differences_below_the_gain():
+    gain = next(it for it in ITEMS if it.id == "E-T1/gain")
+    assert gain.test == "abs" and gain.tol == TOL_GAIN < gain.paper == pytest.approx(1.65)
+    names = ["Random only", "Random + EMMC", "Random + EMMC", "Random + EMMC", "KM only",
+             "KM + EMMC", "KM + EMMC"]
+    t = PaperTable([[n, "-", 1, 0.0, 0.0, 0.0, 0.0, "quick: 1 seed"] for n in names],
+                   ["scheme", "C", "restarts", "paper", "mmcedu", "paper time s", "mmcedu time s",
+                    "note"])
+    err = np.zeros((7, 45))
+    err[4] = 4.0  # k-means alone
+    for claimed, emmc in ((0.0, 4.0), (1.65, 2.35)):
+        err[5] = emmc
+        t.per_task = {"pairs": list(range(45)), "errors": err.copy()}
+        m = measure({"emmc_table1": t})
+        assert m["E-T1/gain"].value == pytest.approx(claimed) and m["E-T1/gain"].seeds == 45
+        row = next(r for r in ledger_rows(m) if r[0] == "E-T1/gain")
+        assert ("within the test" in row[LEDGER_HEADERS.index("why / context")]) == (claimed > 1)
+
+
+def test_headline_rows_pool_the_tables_runs_with_the_ledgers_further_runs():
+    t1 = PaperTable([["Iris", "UMC-RLS", 0.96, 0.96, 0.0, "sigma=0.5 sigma0, lambda=2^-7; raw"]],
+                    ["data set", "method", "paper", "mmcedu", "std", "note"], title="quick")
+    t2 = PaperTable([["Iris", "UMC-RLS", 0.96, 0.96, 5, "raw"]],
+                    ["data set", "method", "paper", "mmcedu", "runs", "note"])
+    extra = PaperTable([["U-headline", s, ("Iris", 0.5, -7), a]
+                        for s, a in zip(range(1005, 1010), (0.96, 0.96, 0.96, 0.96, 0.56))],
+                       ["experiment", "seed", "setting", "error"])
+    m = measure({"umc_rls_table1": t1, "umc_rls_table2": t2, "ledger_extra": extra})
+    runs = np.array([0.96] * 9 + [0.56])
+    assert m["U-T1/Iris/UMC-RLS"].seeds == 10
+    assert m["U-T1/Iris/UMC-RLS"].value == pytest.approx(runs.mean())
+    assert m["U-T1/Iris/UMC-RLS/sd"].value == pytest.approx(runs.std())
+    assert m["U-T2/Iris/UMC-RLS"].value == pytest.approx(0.96)
+    by_id = {r[0]: r for r in ledger_rows(m)}
+    i = LEDGER_HEADERS.index("verdict")
+    assert by_id["U-T1/Iris/UMC-RLS"][i] == "reproduced"  # 0.92: within 0.05
+    assert by_id["U-T1/Iris/UMC-RLS/sd"][i] == "differs"  # 0.12 against the printed 0.00
