@@ -1,10 +1,11 @@
 """Chapter 07's prose agrees with the committed results.
 
-The At-scale section and the summary of ``book/chapters/07_robust_ensemble.ipynb`` quote the
-measured fits of ``benchmarks/results/ensemble_scale.csv``; the chapter itself only asserts
-what it computes (and the package's memory formula against the stored peak). Each test reads
-the CSV, checks the stored run, rounds as the prose does, and checks that the chapter still
-quotes that text, so that a new benchmark run or an edit of the prose that disagree fail here.
+The At-scale section, the caption of its figure and the summary of
+``book/chapters/07_robust_ensemble.ipynb`` quote the measured fits of
+``benchmarks/results/ensemble_scale.csv``; the chapter itself only asserts what it computes
+(and the package's memory formula against the stored peak). Each test reads the CSV, checks
+the stored run, rounds as the prose does, and checks that the chapter still quotes that
+text, so that a new benchmark run or an edit of the prose that disagree fail here.
 """
 
 import csv
@@ -76,3 +77,42 @@ def test_generating_costs_more_than_fitting_at_a_million(scale, fits, prose):
     gen = next(r for r in scale if r["part"] == "generate" and int(r["n"]) == 10**6)
     assert float(gen["generate_cpu_s"]) > float(fits["compressed", 10**6]["fit_cpu_s"])
     assert "at $n = 10^6$ generating the ensemble costs more than fitting it" in prose
+
+
+@pytest.fixture(scope="module")
+def scale_caption():
+    """The caption of the figure of the measured fits (``fig-ens-scale``), whitespace collapsed."""
+    cells = json.loads(CHAPTER.read_text())["cells"]
+    caps = [
+        c["metadata"]["mystnb"]["figure"]["caption"]
+        for c in cells
+        if c["metadata"].get("mystnb", {}).get("figure", {}).get("name") == "fig-ens-scale"
+    ]
+    assert len(caps) == 1
+    return re.sub(r"\s+", " ", caps[0])
+
+
+def test_scale_caption_quotes_the_million_sample_fit(fits, scale_caption):
+    big = fits["compressed", 10**6]
+    cpu, gb = float(big["fit_cpu_s"]), float(big["peak_rss_mb"]) / 1e3  # the figure plots MB / 1e3
+    tangent = float(big["tangent_residual"])
+    assert f"takes {cpu:.1f} CPU s and {gb:.2f} GB, ARI {float(big['ari']):.3f}" in scale_caption
+    assert (cpu, gb) == pytest.approx((22.7, 0.96), abs=0.05)
+    assert f"tangent residual ${round(tangent * 1e9)} \\cdot 10^{{-9}}$" in scale_caption
+    assert round(tangent * 1e9) == 7
+
+
+def test_scale_caption_memory_at_import(scale, scale_caption):
+    """The smallest process (imports and the smallest ensemble) sets the floor of the right panel."""
+    floor_gb = min(float(r["peak_rss_mb"]) for r in scale) / 1e3
+    assert f"imports included, about {floor_gb:.2f} GB" in scale_caption
+    assert f"{floor_gb:.2f}" == "0.14"
+
+
+def test_scale_caption_shared_subsample(fits, scale, scale_caption):
+    shared = next(r for r in scale if r["part"] == "shared")
+    assert int(shared["n"]) == 10_000 and float(shared["ari_big_vs_dense"]) == 1.0
+    assert (
+        "restricted to the first 10,000 samples its labels equal a dense fit of those samples (ARI 1.0)"
+        in scale_caption
+    )
