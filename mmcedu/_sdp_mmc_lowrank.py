@@ -390,24 +390,25 @@ def _newton_direction(Z, V, S, G, C, eps, cache):
     The Hessian is ``2 I + (2 C / eps) Phi_S^T Phi_S`` (rows ``phi_i = z_i (x) v_i``, ``i`` in the
     band ``S`` where ``h`` is quadratic). Solved through the ``|S| x |S|`` matrix
     ``(Z_S Z_S^T) o (V_S V_S^T)`` (Woodbury) or the ``m r x m r`` Hessian, whichever costs less;
-    ``cache`` keeps ``Phi_S^T Phi_S`` between the steps at one ``V``, updated by the rows that
-    entered or left the band.
+    ``cache`` keeps ``Phi_S^T Phi_S`` of an earlier band at the same ``V``, updated by the rows
+    that entered or left it.
     """
     m, r = G.shape
     d, k = m * r, S.size
-    if k * k * (m + r) + k ** 3 / 3 < k * d * d + d ** 3 / 3:
+    band = np.zeros(Z.shape[0], dtype=bool)
+    band[S] = True
+    H = cache.get("H")
+    changed = k if H is None else int(np.count_nonzero(band != cache["band"]))
+    if k * k * (m + r) + k ** 3 / 3 < min(changed, k) * d * d + d ** 3 / 3:
         ZS, VS = Z[S], V[S]
         A = (ZS @ ZS.T) * (VS @ VS.T)
         A[np.diag_indices(k)] += eps / C
         y = cho_solve(cho_factor(A, check_finite=False), _rowdot(ZS @ G, VS), check_finite=False)
         return -(G - ZS.T @ (y[:, None] * VS)) / 2.0
-    band = np.zeros(Z.shape[0], dtype=bool)
-    band[S] = True
-    H = cache.get("H")
-    if H is not None:
+    if H is not None and changed < k:
         entered, left = np.flatnonzero(band & ~cache["band"]), np.flatnonzero(cache["band"] & ~band)
-        H = H + _gram_rows(Z, V, entered) - _gram_rows(Z, V, left) if entered.size + left.size < k else None
-    if H is None:
+        H = H + _gram_rows(Z, V, entered) - _gram_rows(Z, V, left)
+    else:
         H = _gram_rows(Z, V, S)
     cache.update(H=H, band=band)
     A = (2.0 * C / eps) * H
@@ -477,6 +478,21 @@ def _factor_svm(Z, V, C, eps, U, *, max_steps=50, tol=1e-10):
     return value, U, C * np.clip(s / eps, 0.0, 1.0), t, steps
 
 
+def _factor_svm_continued(Z, V, C, eps, U, *, max_steps=50, tol=1e-10, plain_steps=15):
+    """:func:`_factor_svm`, continued through the bands ``100 eps`` and ``10 eps`` when
+    ``plain_steps`` Newton steps at ``eps`` do not converge (its kinks then move too many rows
+    per step); the same return values, ``n_steps`` counting every step."""
+    out = _factor_svm(Z, V, C, eps, U, max_steps=plain_steps, tol=tol)
+    if out[4] < plain_steps:
+        return out
+    steps, U = out[4], out[1]
+    for band in (10.0 * eps,):
+        _, U, _, _, k = _factor_svm(Z, V, C, band, U, max_steps=max_steps, tol=1e-6)
+        steps += k
+    value, U, alpha, t, k = _factor_svm(Z, V, C, eps, U, max_steps=max_steps, tol=tol)
+    return value, U, alpha, t, steps + k
+
+
 def _svm_start(Z, V, C, eps):
     """A starting ``U`` for :func:`_factor_svm`: the best multiple of ``Z^T V``."""
     U = Z.T @ V
@@ -493,23 +509,28 @@ def _factor_omega(Z, y, C, *, eps=1e-8):
     ``eps``: an upper bound on ``omega(y)``, above it by at most ``C eps`` times the number of
     samples with ``y_i z_i^T u < 1``."""
     V = np.asarray(y, dtype=float).reshape(-1, 1)
-    _, U, _, t, _ = _factor_svm(Z, V, float(C), eps, _svm_start(Z, V, C, eps), max_steps=200)
+    _, U, _, t, _ = _factor_svm_continued(Z, V, float(C), eps, _svm_start(Z, V, C, eps), max_steps=200)
     return float(np.sum(U * U)) + 2.0 * C * float(np.sum(np.maximum(1.0 - t, 0.0)))
 
 
 class _FactorObjective(_BalanceLagrangian):
-    """``omega_eps(V V^T)`` + the balance Lagrangian as a function of ``T`` (m x r),
-    ``V`` = the rows of ``Z T`` scaled to unit length; the SVM is solved in its primal."""
+    """``omega_eps(V V^T)`` + the balance Lagrangian as a function of ``T`` (m x r), ``V`` =
+    the rows of ``Z T`` scaled to unit length, or with ``free`` of ``U`` (n x r) itself; the SVM
+    is solved in its primal."""
 
     def __init__(self, Z, C, l, p):
         self.Z, self.C, self.p = Z, C, p
         self._init_balance(Z.shape[0], l)
         self.smooth = 1e-4  # the band eps of the smoothed hinge
         self.U = self.alpha = None
+        self.free = False
         self.n_eval = self.newton_steps = 0
 
+    def _rows(self, x):
+        return x.reshape(-1, self.p) if self.free else self.Z @ x.reshape(-1, self.p)
+
     def factor(self, x):
-        return _unit_rows(self.Z @ x.reshape(-1, self.p))[0]
+        return _unit_rows(self._rows(x))[0]
 
     def svm(self, V):
         """The smoothed SVM at ``V``, warm-started from the last ``U`` or from the last ``alpha``."""
@@ -520,18 +541,19 @@ class _FactorObjective(_BalanceLagrangian):
             U = Z.T @ (self.alpha[:, None] * V)  # exact if no margin changed side
             if _factor_value(Z, self.U, V, C, eps) < _factor_value(Z, U, V, C, eps):
                 U = self.U
-        value, self.U, self.alpha, t, steps = _factor_svm(Z, V, C, eps, U)
+        value, self.U, self.alpha, t, steps = _factor_svm_continued(Z, V, C, eps, U)
         self.newton_steps += steps
         return value, t
 
     def __call__(self, x):
-        V, nu = _unit_rows(self.Z @ x.reshape(-1, self.p))
+        V, nu = _unit_rows(self._rows(x))
         value, _ = self.svm(V)
         self.n_eval += 1
         GV = -2.0 * self.alpha[:, None] * (self.Z @ self.U)  # Danskin: -2 diag(a) K diag(a) V
         penalty, G_balance = self._balance_terms(V)
         GV += G_balance
-        return value + penalty, (self.Z.T @ _tangent(GV, V, nu)).ravel()
+        G = _tangent(GV, V, nu)
+        return value + penalty, (G if self.free else self.Z.T @ G).ravel()
 
 
 def _factor_value(Z, U, V, C, eps):
@@ -544,13 +566,19 @@ def _factor_rank(n, m, rank=None):
     return int(min(m, n, rank if rank is not None else min(int(np.ceil(np.sqrt(2 * n))) + 1, 10)))
 
 
-def _factor_gram(B, s, block=8192):
-    """``B^T Diag(s)^-1 B`` and ``sum_i ||b_i||^2 / s_i`` in row blocks (no n x m temporary)."""
-    G = np.zeros((B.shape[1], B.shape[1]))
-    for lo in range(0, B.shape[0], block):
-        Bb = B[lo:lo + block]
-        G += Bb.T @ (Bb / s[lo:lo + block, None])
-    return (G + G.T) / 2.0, float(np.sum(_rowdot(B, B) / s))
+def _factor_gram(Z, alpha, s, extra=None, block=8192):
+    """``B^T Diag(s)^-1 B``, ``sum_i ||b_i||^2 / s_i`` and the number of rows, over the rows with
+    ``s_i > 0`` of ``B = [diag(alpha) Z, extra]``, built in row blocks (no n x m copy)."""
+    rows = np.flatnonzero(s > 0)
+    k = Z.shape[1] + (0 if extra is None else extra.shape[1])
+    G, trace = np.zeros((k, k)), 0.0
+    for lo in range(0, rows.size, block):
+        b = rows[lo:lo + block]
+        Bb = alpha[b, None] * Z[b] if extra is None else np.hstack([alpha[b, None] * Z[b], extra[b]])
+        Bs = Bb / s[b, None]
+        G += Bb.T @ Bs
+        trace += float(np.sum(Bb * Bs))
+    return (G + G.T) / 2.0, trace, rows.size
 
 
 def factor_lower_bound(Z, alpha, l, V, lam=None):
@@ -577,27 +605,20 @@ def factor_lower_bound(Z, alpha, l, V, lam=None):
         R -= (np.outer(lam, V.sum(axis=0)) + np.outer(np.ones(n), lam @ V)) / 2.0
         s = _rowdot(R, V) / _rowdot(V, V)
         s = np.maximum(s, np.maximum(1e-3 * aa, 1e-12 * max(float(np.mean(np.abs(s))), 1e-300)))
-        B = np.empty((n, m + 2))
-        B[:, :m] = Z
-        B[:, :m] *= alpha[:, None]
-        B[:, m], B[:, m + 1] = lam, 1.0
-        s_B, n_neg = s, 1
-        Jinv = np.eye(m + 2)
+        G, trace, rows = _factor_gram(Z, alpha, s, np.column_stack([lam, np.ones(n)]))
+        n_neg, Jinv = 1, np.eye(m + 2)
         Jinv[m:, m:] = [[0.0, -2.0], [-2.0, 0.0]]
     else:
-        keep = aa > 0
-        if not np.any(keep):
+        s = np.where(aa > 0, np.maximum(_rowdot(R, V) / _rowdot(V, V), 1e-3 * aa), 0.0)
+        if not np.any(s > 0):
             return float(2.0 * alpha.sum()), 1.0
-        s = np.where(keep, np.maximum(_rowdot(R, V) / _rowdot(V, V), 1e-3 * aa), 0.0)
-        B = Z[keep]
-        B *= alpha[keep, None]
-        s_B, n_neg, Jinv = s[keep], 0, np.eye(m)
-    G, trace = _factor_gram(B, s_B)
+        G, trace, rows = _factor_gram(Z, alpha, s)
+        n_neg, Jinv = 0, np.eye(m)
     if not np.all(np.isfinite(G)):
         return -np.inf, np.inf
     k = G.shape[0]
     # |G - fl(G)| <= gamma_n |B|^T Diag(s0)^-1 |B|, of norm at most gamma_n sum_i ||b_i||^2 / s0_i
-    err = (B.shape[0] + 4) * _EPS * trace + 8 * k * _EPS * float(np.linalg.norm(G))
+    err = (rows + 4) * _EPS * trace + 8 * k * _EPS * float(np.linalg.norm(G))
     kappa = max(float(np.max(np.linalg.eigvals(np.linalg.solve(Jinv, G)).real)), 1e-300)
     step = 1e-12 * kappa + err
     while np.linalg.eigvalsh(Jinv - G / (kappa + step))[n_neg] < err / (kappa + step) + 32 * k * _EPS:
@@ -630,7 +651,8 @@ def solve_sdp_mmc_factor(Z, C=1.0, balance=0.1, *, rank=None, max_iter=1000, tol
     ``U`` (m x r). Without active balance rows an optimal ``M`` has ``v_i`` parallel to
     ``U^T z_i`` (the KKT conditions ``s_i v_i = alpha_i U^T z_i``), so ``V`` is taken as the rows
     of ``Z T`` scaled to unit length, ``T`` (m x ``rank``) the variables of L-BFGS, started from
-    the leading right singular vectors of ``Z``. ``omega`` is evaluated with the hinge's kink
+    the leading right singular vectors of ``Z``; if that stalls above ``tol`` (active balance
+    rows), L-BFGS continues on ``V`` itself (n x ``rank``). ``omega`` is evaluated with the hinge's kink
     rounded on a band of width ``smooth`` (:func:`_factor_svm`, Newton's method in ``U``); its
     gradient in ``V`` is ``-2 diag(alpha) Z U`` (Danskin); the balance rows by an augmented
     Lagrangian, as in :func:`solve_sdp_mmc_lowrank`. Every ``check_every`` iterations a
@@ -644,7 +666,8 @@ def solve_sdp_mmc_factor(Z, C=1.0, balance=0.1, *, rank=None, max_iter=1000, tol
     -------
     V : ndarray of shape (n, rank), unit rows
     info : dict as :func:`solve_sdp_mmc_lowrank` (``kappa`` in place of ``tau``), with ``T``,
-        ``newton_steps`` and ``coarse_n_iter`` (iterations at the coarser sizes)
+        ``newton_steps``, ``free_n_iter`` (iterations on ``V`` itself) and ``coarse_n_iter``
+        (iterations at the coarser sizes)
     """
     Z = np.asarray(Z, dtype=float)
     n, m = Z.shape
@@ -680,6 +703,18 @@ def solve_sdp_mmc_factor(Z, C=1.0, balance=0.1, *, rank=None, max_iter=1000, tol
         check_every = max(1, check_every // 5)
     V, info = _certified_lbfgs(obj, T.ravel(), certify, [float(smooth)], max_iter=max_iter, tol=tol,
                                check_every=check_every, callback=callback)
-    info.update(T=info.pop("x").reshape(m, p), U=obj.U, newton_steps=obj.newton_steps, rank=p, l=l,
-                coarse_n_iter=coarse_n_iter, solve_time=time.perf_counter() - t0)
+    info.update(T=info.pop("x").reshape(m, p), free_n_iter=0)
+    if not info["converged"] and info["n_iter"] < max_iter:  # the family Z T stalled: V itself
+        obj.free = True
+        V_free, free = _certified_lbfgs(obj, V.ravel(), certify, [float(smooth)], tol=tol,
+                                        max_iter=max_iter - info["n_iter"], check_every=check_every,
+                                        callback=callback)
+        free.pop("x")
+        counts = {"n_iter": info["n_iter"] + free["n_iter"], "free_n_iter": free["n_iter"],
+                  "n_eval": free["n_eval"], "history": info["history"] + free["history"]}
+        if free["gap"] <= info["gap"]:
+            V, info = V_free, {**free, "T": info["T"]}
+        info.update(counts)
+    info.update(U=obj.U, newton_steps=obj.newton_steps, rank=p, l=l, coarse_n_iter=coarse_n_iter,
+                solve_time=time.perf_counter() - t0)
     return V, info
