@@ -389,7 +389,8 @@ def _newton_direction(Z, V, S, G, C, eps, cache):
 
     The Hessian is ``2 I + (2 C / eps) Phi_S^T Phi_S`` (rows ``phi_i = z_i (x) v_i``, ``i`` in the
     band ``S`` where ``h`` is quadratic). Solved through the ``|S| x |S|`` matrix
-    ``(Z_S Z_S^T) o (V_S V_S^T)`` (Woodbury) or the ``m r x m r`` Hessian, whichever costs less;
+    ``(Z_S Z_S^T) o (V_S V_S^T)`` (Woodbury, for ``|S| <= m r``) or the ``m r x m r`` Hessian,
+    whichever costs less;
     ``cache`` keeps ``Phi_S^T Phi_S`` of an earlier band at the same ``V``, updated by the rows
     that entered or left it.
     """
@@ -399,7 +400,7 @@ def _newton_direction(Z, V, S, G, C, eps, cache):
     band[S] = True
     H = cache.get("H")
     changed = k if H is None else int(np.count_nonzero(band != cache["band"]))
-    if k * k * (m + r) + k ** 3 / 3 < min(changed, k) * d * d + d ** 3 / 3:
+    if k <= d and k * k * (m + r) + k ** 3 / 3 < min(changed, k) * d * d + d ** 3 / 3:
         ZS, VS = Z[S], V[S]
         A = (ZS @ ZS.T) * (VS @ VS.T)
         A[np.diag_indices(k)] += eps / C

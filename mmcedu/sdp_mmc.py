@@ -506,16 +506,16 @@ class SDPMMC(ClusterMixin, BaseEstimator):
         unknowns in ``M`` (0.7 GB at n = 600). ``solver="lowrank"``: sixteen n x n float64
         arrays, ``128 n^2`` (1.2 GB at n = 3000): six live ones (the kernel, ``K o V V^T``,
         ``V V^T``, the certificate's matrix...) and as much again for temporaries and LAPACK's
-        workspace. ``n_components = m`` (rank ``r``): ``8 (1.1 n (m + 2) + 16 n r + 32 n +
-        4 (m r)^2 + 2048 m r + 24576 (m + 2))``, linear in n: the factor ``Z`` and the coarse
+        workspace. ``n_components = m`` (rank ``r``): ``8 (1.1 n (m + 2) + 24 n r + 40 n +
+        5 (m r)^2 + 4096 m r + 24576 (m + 2))``, linear in n: the factor ``Z`` and the coarse
         start's tenth of it, the n x r and n-vectors of the solver, its Newton systems of order
-        ``m r`` and the certificate's blocks of rows. ``n_features`` does not enter.
+        at most ``m r`` and the certificate's blocks of rows. ``n_features`` does not enter.
         """
         n = int(n_samples)
         if self.n_components is not None:
             m = min(int(self.n_components), n)
             r = _factor_rank(n, m, self.rank)
-            return 8 * (11 * n * (m + 2) // 10 + 16 * n * r + 32 * n + 4 * (m * r) ** 2 + 2048 * m * r
+            return 8 * (11 * n * (m + 2) // 10 + 24 * n * r + 40 * n + 5 * (m * r) ** 2 + 4096 * m * r
                         + 24576 * (m + 2))
         if self._resolved_solver(n) == "lowrank":
             return array_bytes((_LOWRANK_ARRAYS, n, n))

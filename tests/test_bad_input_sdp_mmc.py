@@ -266,8 +266,8 @@ def test_the_memory_formulas():
     assert SDPMMC(solver="cvxpy").memory_bytes(600) == 2000 * 600**2
     assert SDPMMC(solver="lowrank").memory_bytes(1000, n_features=5) == 128 * 1000**2
     m, r, n = 200, 10, 10**5
-    assert SDPMMC(n_components=m).memory_bytes(n) == 8 * (11 * n * (m + 2) // 10 + 16 * n * r + 32 * n
-                                                          + 4 * (m * r) ** 2 + 2048 * m * r + 24576 * (m + 2))
+    assert SDPMMC(n_components=m).memory_bytes(n) == 8 * (11 * n * (m + 2) // 10 + 24 * n * r + 40 * n
+                                                          + 5 * (m * r) ** 2 + 4096 * m * r + 24576 * (m + 2))
 
 
 @pytest.mark.parametrize("solver, alternative", [("cvxpy", "solver='lowrank'.*n_components"),
