@@ -653,15 +653,31 @@ def solve_sdp_mmc_factor(Z, C=1.0, balance=0.1, *, rank=None, max_iter=1000, tol
     ``U^T z_i`` (the KKT conditions ``s_i v_i = alpha_i U^T z_i``), so ``V`` is taken as the rows
     of ``Z T`` scaled to unit length, ``T`` (m x ``rank``) the variables of L-BFGS, started from
     the leading right singular vectors of ``Z``; if that stalls above ``tol`` (active balance
-    rows), L-BFGS continues on ``V`` itself (n x ``rank``). ``omega`` is evaluated with the hinge's kink
-    rounded on a band of width ``smooth`` (:func:`_factor_svm`, Newton's method in ``U``); its
-    gradient in ``V`` is ``-2 diag(alpha) Z U`` (Danskin); the balance rows by an augmented
-    Lagrangian, as in :func:`solve_sdp_mmc_lowrank`. Every ``check_every`` iterations a
-    certified bracket ``lower <= p* <= upper`` for ``Z Z^T``: ``upper`` is the exact hinge primal
-    at ``U`` for a feasible ``M`` (``V V^T`` mixed with ``I`` if a balance row is violated),
-    ``lower`` is :func:`factor_lower_bound`. Above ``4 coarse`` samples the start is the
-    solution on a random tenth (at least ``coarse`` samples, ``C`` scaled by ``n / n_sub``).
-    Memory and time per iteration O(n m rank); a certificate O(n m^2).
+    rows), L-BFGS continues on ``V`` itself (n x ``rank``). ``omega`` is evaluated with the
+    hinge's kink rounded on a band of width ``smooth`` (Newton's method in ``U``; the dual's
+    term ``(smooth / C) ||alpha||^2``); its gradient in ``V`` is ``-2 diag(alpha) Z U``
+    (Danskin); the balance rows by an augmented Lagrangian, as in
+    :func:`solve_sdp_mmc_lowrank`. Every ``check_every`` iterations a certified bracket
+    ``lower <= p* <= upper`` for ``Z Z^T``: ``upper`` is the exact hinge primal at ``U`` for a
+    feasible ``M`` (``V V^T`` mixed with ``I`` if a balance row is violated), ``lower`` is
+    :func:`factor_lower_bound`. Above ``4 coarse`` samples the start is the solution on a
+    random tenth (at least ``coarse`` samples, ``C`` scaled by ``n / n_sub``). Memory and time
+    per iteration O(n m rank), a certificate O(n m^2); nothing n x n.
+
+    Parameters
+    ----------
+    Z : ndarray of shape (n, m), the kernel factor, used as given (centre its columns first)
+    C : float, the finite box bound (no hard margin)
+    balance : float, ``l = floor(balance n)``, which must be at least 2
+    rank : int or None, columns of ``V``; ``None`` means ``min(ceil(sqrt(2 n)) + 1, 10)``, at
+        most ``m``
+    max_iter : int, L-BFGS iterations in total (at this size)
+    tol : float, relative gap at which to stop
+    check_every : int, iterations between certificates
+    random_state : seed of the start's perturbation and of the coarse subsample
+    smooth : float, the width of the rounded band of the hinge
+    coarse : int, the smallest coarse size
+    callback : callable or None, called with each certificate (a dict)
 
     Returns
     -------
@@ -706,16 +722,24 @@ def solve_sdp_mmc_factor(Z, C=1.0, balance=0.1, *, rank=None, max_iter=1000, tol
                                check_every=check_every, callback=callback)
     info.update(T=info.pop("x").reshape(m, p), free_n_iter=0)
     if not info["converged"] and info["n_iter"] < max_iter:  # the family Z T stalled: V itself
-        obj.free = True
-        V_free, free = _certified_lbfgs(obj, V.ravel(), certify, [float(smooth)], tol=tol,
-                                        max_iter=max_iter - info["n_iter"], check_every=check_every,
-                                        callback=callback)
-        free.pop("x")
-        counts = {"n_iter": info["n_iter"] + free["n_iter"], "free_n_iter": free["n_iter"],
-                  "n_eval": free["n_eval"], "history": info["history"] + free["history"]}
-        if free["gap"] <= info["gap"]:
-            V, info = V_free, {**free, "T": info["T"]}
-        info.update(counts)
+        V, info = _continue_free(obj, V, info, certify, smooth=smooth, max_iter=max_iter, tol=tol,
+                                 check_every=check_every, callback=callback)
     info.update(U=obj.U, newton_steps=obj.newton_steps, rank=p, l=l, coarse_n_iter=coarse_n_iter,
                 solve_time=time.perf_counter() - t0)
+    return V, info
+
+
+def _continue_free(obj, V, info, certify, *, smooth, max_iter, tol, check_every, callback):
+    """L-BFGS on ``V`` itself from the best factor of the ``Z T`` family; the better certified
+    of the two, with the iterations and certificates of both."""
+    obj.free = True
+    V_free, free = _certified_lbfgs(obj, V.ravel(), certify, [float(smooth)], tol=tol,
+                                    max_iter=max_iter - info["n_iter"], check_every=check_every,
+                                    callback=callback)
+    free.pop("x")
+    counts = {"n_iter": info["n_iter"] + free["n_iter"], "free_n_iter": free["n_iter"],
+              "n_eval": free["n_eval"], "history": info["history"] + free["history"]}
+    if free["gap"] <= info["gap"]:
+        V, info = V_free, {**free, "T": info["T"]}
+    info.update(counts)
     return V, info

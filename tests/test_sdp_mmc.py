@@ -474,14 +474,22 @@ def _fit_quiet(est, X):
         return est.fit(X)
 
 
-def test_factor_path_with_every_landmark_matches_the_exact_path():
+@pytest.mark.parametrize("data", ["gaussians", "iris"])
+def test_factor_path_with_every_landmark_matches_the_exact_path(data):
     """n_components = n: Z Z^T is the kernel (to round-off), so the two certified brackets
-    overlap and the clusters agree."""
-    X, y = datasets.two_gaussians(80, random_state=0)
-    exact = SDPMMC(gamma=0.5, solver="lowrank", random_state=0).fit(X)
-    fact = SDPMMC(gamma=0.5, n_components=80, random_state=0).fit(X)
-    assert fact.solver_info_["solver"] == "lowrank" and fact.solver_info_["n_components"] == 80
-    assert fact.M_ is None and fact.kernel_matrix_ is None and fact.M_factor_.shape[0] == 80
+    overlap and the clusters agree; on iris the balance bound is active and the solver
+    continues on V itself."""
+    from sklearn.datasets import load_iris
+    from sklearn.preprocessing import StandardScaler
+
+    X = StandardScaler().fit_transform(load_iris().data) if data == "iris" else (
+        datasets.two_gaussians(80, random_state=0)[0])
+    n = X.shape[0]
+    exact = _fit_quiet(SDPMMC(gamma=0.5, solver="lowrank", random_state=0), X)
+    fact = _fit_quiet(SDPMMC(gamma=0.5, n_components=n, random_state=0), X)
+    assert fact.solver_info_["solver"] == "lowrank" and fact.solver_info_["n_components"] == n
+    assert fact.M_ is None and fact.kernel_matrix_ is None and fact.M_factor_.shape[0] == n
+    assert (fact.solver_info_["free_n_iter"] > 0) == (data == "iris")
     lo_e, hi_e = exact.objective_, exact.objective_ + exact.duality_gap_
     lo_f, hi_f = fact.objective_, fact.objective_ + fact.duality_gap_
     assert lo_f <= hi_e + 1e-6 and lo_e <= hi_f + 1e-6, ((lo_e, hi_e), (lo_f, hi_f))
