@@ -11,7 +11,7 @@ from sklearn.utils import check_random_state
 
 from .balance import max_imbalance
 
-__all__ = ["solve_sdp_mmc_lowrank", "sdp_lower_bound"]
+__all__ = ["solve_sdp_mmc_lowrank", "sdp_lower_bound", "solve_sdp_mmc_factor", "factor_lower_bound"]
 
 
 def _arc_search(x, d, g, QXX, C):
