@@ -333,8 +333,12 @@ class SDPMMC(LabelFreeMixin, ClusterMixin, BaseEstimator):
         ``cvxpy_solver`` (``n (n + 1) / 2`` unknowns: minutes beyond a few hundred samples);
         ``"lowrank"`` factors ``M = V V^T`` and certifies the gap (:func:`solve_sdp_mmc_lowrank`:
         thousands of samples; with ``n_components``, :func:`solve_sdp_mmc_factor`: hundreds of
-        thousands; finite ``C`` only). ``"auto"``: ``"cvxpy"`` up to n = 200 samples and for the
-        hard margin ``C=None``, ``"lowrank"`` above and whenever ``n_components`` is set.
+        thousands; finite ``C`` only). ``"auto"`` chooses by n, as :class:`GMMC`'s default
+        does, so that no default fit is an interior-point solve past a few hundred samples:
+        ``"cvxpy"`` up to n = 200 and for the hard margin ``C=None`` (which ``"lowrank"`` does not
+        solve), ``"lowrank"`` above n = 200 and whenever ``n_components`` is set. It never
+        approximates the kernel: on the exact kernel, past the memory budget, ``fit`` raises an
+        error that names ``n_components``.
     cvxpy_solver : str or None, default=None
         cvxpy back end; ``None`` means SCS (Clarabel's memory grows like n^4 here).
     solver_options : dict or None, default=None
@@ -342,14 +346,14 @@ class SDPMMC(LabelFreeMixin, ClusterMixin, BaseEstimator):
         ``{"eps": 1e-6}`` or ``{"max_iters": 10000}`` for SCS; a key the back end does not
         accept raises a ``ValueError`` listing the valid ones.
     n_components : int or None, default=None
-        Rank of a kernel approximation. ``None``: the exact n x n kernel (``"auto"`` never
-        approximates it; past the memory budget ``fit`` raises an error that names this
-        parameter). An integer ``m``: the centred factor ``K ~ Z Z^T``, ``Z`` n x m (Nystroem
+        Rank of a kernel approximation. ``None``: the exact n x n kernel. An integer ``m``:
+        the centred factor ``K ~ Z Z^T``, ``Z`` n x m (Nystroem
         with ``m`` landmarks for ``"rbf"``, as :func:`mmcedu.kernels.nystroem_factor`; the ``m``
         leading principal directions for ``"linear"``), centred by subtracting its column
-        means (``H Z Z^T H = (H Z)(H Z)^T``); memory O(n m), no n x n array. ``objective_``,
-        ``duality_gap_`` and ``labeling_objective_`` then refer to the kernel ``Z Z^T``, not to
-        the exact kernel. Not with ``kernel="precomputed"`` or ``solver="cvxpy"``.
+        means (``H Z Z^T H = (H Z)(H Z)^T``); memory O(n m), no n x n array. What is certified
+        is then the SDP with the kernel ``Z Z^T`` (the relaxation of the approximated problem),
+        not the SDP with ``K``: ``objective_``, ``duality_gap_`` and ``labeling_objective_``
+        refer to ``Z Z^T``. Not with ``kernel="precomputed"`` or ``solver="cvxpy"``.
     rank : int or None, default=None
         Rank bound of the low-rank solution ``M = V V^T`` (columns of ``V``) with
         ``solver="lowrank"``; ``None`` means ``ceil(sqrt(2 n)) + 1``, a rank at which the SDP
