@@ -120,7 +120,10 @@ def main(argv=None):
         [50, 100] if args.quick else [200, 400, 1000])
     print("uptime before:", subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip(),
           file=sys.stderr, flush=True)
-    rows, labels = [], {}
+    rows, labels, old = [], {}, []
+    if args.out and args.append and os.path.exists(args.out):
+        with open(args.out, newline="") as fh:
+            old = list(csv.DictReader(fh))
     for solver, sizes in (("cvxpy", cvx), ("lowrank", low), ("nystroem", args.nystroem)):
         for n in sizes:
             r = spawn(solver, n, args.max_iter, args.n_components, args.rank)
@@ -128,6 +131,8 @@ def main(argv=None):
             if solver == "lowrank" and ("cvxpy", n) in labels:
                 r["ari_vs_cvxpy"] = adjusted_rand_score(labels["cvxpy", n], labels[solver, n])
             rows.append(r)
+            if args.out:
+                _write(args.out, old, rows)
             print(f"{solver:8s} n={n:>5} {r['seconds']:8.1f} s (cpu {r['cpu_seconds']:7.1f} s) "
                   f"peak {r['peak_mb']:6.0f} MiB iter {r['n_iter']} {r['status']} "
                   f"gap {r.get('rel_gap')} ARI {r['ari']:.3f} ({time.strftime('%H:%M:%S')})",
@@ -143,16 +148,15 @@ def main(argv=None):
         floatfmt=".3g",
         title="SDPMMC on two_gaussians(n): cvxpy (SCS) and solver='lowrank' (one process each)",
     ))
-    if args.out:
-        old = []
-        if args.append and os.path.exists(args.out):
-            with open(args.out, newline="") as fh:
-                old = list(csv.DictReader(fh))
-        with open(args.out, "w", newline="") as fh:
-            w = csv.DictWriter(fh, FIELDS, extrasaction="ignore")
-            w.writeheader()
-            w.writerows(old + rows)
     return rows
+
+
+def _write(path, old, rows):
+    """``old`` and the rows measured so far to ``path`` (after every fit: a stopped run keeps them)."""
+    with open(path, "w", newline="") as fh:
+        w = csv.DictWriter(fh, FIELDS, extrasaction="ignore")
+        w.writeheader()
+        w.writerows(old + rows)
 
 
 if __name__ == "__main__":
