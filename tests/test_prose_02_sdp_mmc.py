@@ -103,3 +103,11 @@ def test_memory_ratios_quoted_in_the_changelog(runs):
     assert (round(ratio[1000], 1), round(ratio[2000], 1)) == (2.0, 1.6), ratio
     text = re.sub(r"\s+", " ", (ROOT / "CHANGELOG.md").read_text())
     assert "was 2.0 times that at n = 1000 and 1.6 times at n = 2000" in text
+
+
+def test_the_factor_path_numbers_quoted(runs, prose):
+    r = runs[("nystroem", 100000)]
+    assert r["status"] == "optimal" and float(r["rel_gap"]) <= 1e-3
+    assert "$3.4 \\cdot 10^{-4}$" in prose and f"{float(r['rel_gap']):.1e}" == "3.4e-04"
+    assert f"in {float(r['cpu_seconds']):.0f} CPU seconds and {float(r['peak_mb']):.0f} MiB" in prose
+    assert f"ARI {float(r['ari']):.3f} (an error of {100 * float(r['clustering_error']):.1f} %" in prose
