@@ -1,6 +1,6 @@
 """Chapter 05 (EMMC): the chapter's prose agrees with the committed results.
 
-The At-scale section quotes ``benchmarks/results/emmc_scale.csv`` and
+The At-scale box quotes ``benchmarks/results/emmc_scale.csv`` and
 ``emmc_shared_subsample.csv`` (measured by ``benchmarks/bench_emmc.py``); the chapter plots
 them, and these tests check the quoted numbers against the files.
 """
@@ -23,17 +23,18 @@ def bench():
 
 
 def test_sizes_and_settings(bench):
-    """'run EMMC(10, local_search=True) with r = 200 ... n = 10^3 to 10^5'."""
+    """'one run per size, r = 200 ... local_search=True', sizes 10^3 to 10^5."""
     assert int(bench[0]["n"]) == 1_000 and int(bench[-1]["n"]) == 100_000
     assert {(r["n_hidden"], r["n_clusters"]) for r in bench} == {("200", "10")}
 
 
 def test_time_per_alternation(bench):
-    """'0.0016 s at 10^3, 0.20 s at 10^5'; '7 to 52' alternations; '21 CPU s at 10^5', a fifth k-means."""
-    assert round(float(bench[0]["per_alternation_cpu_s"]), 4) == 0.0016
-    assert round(float(bench[-1]["per_alternation_cpu_s"]), 2) == 0.20
-    alts = [int(r["alternations"]) for r in bench]
-    assert (min(alts), max(alts)) == (7, 52)
+    """'CPU time per alternation grows roughly linearly in n (0.0016 s at 10^3, 0.20 s at 10^5),
+    a fit at 10^5 takes 21 CPU s (a fifth of it k-means)'."""
+    first, last = float(bench[0]["per_alternation_cpu_s"]), float(bench[-1]["per_alternation_cpu_s"])
+    assert round(first, 4) == 0.0016 and round(last, 2) == 0.20
+    # roughly linear: x100 in n gives between x50 and x200 in time per alternation
+    assert 50 < last / first < 200
     assert round(float(bench[-1]["fit_cpu_s"])) == 21
     assert 0.15 < float(bench[-1]["kmeans_cpu_s"]) / float(bench[-1]["fit_cpu_s"]) < 0.25
 
