@@ -5,10 +5,12 @@ import pytest
 
 from mmcedu_lab.registry import PAPER, PaperTable
 from mmcedu_lab.summary import (
+    CONFIRMED,
     FULL_ONLY,
     ITEMS,
     LEDGER_HEADERS,
     PROTOCOL,
+    REFUTED,
     STAND_IN,
     TIMINGS,
     TOL_GAIN,
@@ -17,6 +19,7 @@ from mmcedu_lab.summary import (
     counts,
     ledger_rows,
     measure,
+    quick_deviation,
     verdict,
 )
 
@@ -126,7 +129,11 @@ def test_extra_measurements_pair_one_number_per_item():
     by_id = {r[0]: r for r in ledger_rows(m)}
     i = LEDGER_HEADERS.index("verdict")
     assert by_id["E24"][i] == "reproduced"  # 2.5 < 5
-    assert by_id["G-T1/Breast/UKL"][i] == "differs"  # |30.5 - 37| > 3
+    # two seeds at n = 30: the quick protocol shows the number without a verdict
+    assert by_id["G-T1/Breast/UKL"][i] == FULL_ONLY
+    assert "2 seeds" in by_id["G-T1/Breast/UKL"][LEDGER_HEADERS.index("why / context")]
+    full = {r[0]: r for r in ledger_rows(m, full=True)}
+    assert full["G-T1/Breast/UKL"][i] == "differs"  # |30.5 - 37| > 3
 
 
 def test_umc_claims_are_derived_from_the_table_rows():
@@ -213,3 +220,44 @@ def test_headline_rows_pool_the_tables_runs_with_the_ledgers_further_runs():
     i = LEDGER_HEADERS.index("verdict")
     assert by_id["U-T1/Iris/UMC-RLS"][i] == "reproduced"  # 0.92: within 0.05
     assert by_id["U-T1/Iris/UMC-RLS/sd"][i] == "differs"  # 0.12 against the printed 0.00
+
+
+def test_typed_verdicts_are_apart_from_measured_agreement():
+    """'reproduced' and 'differs' come only from a measurement here; a chapter's derivation or
+    check is 'confirmed in a chapter' or 'refuted in a chapter', counted apart."""
+    for it in ITEMS:
+        if it.test is None:
+            assert it.verdict not in ("reproduced", "differs"), it.id
+            if it.verdict in (CONFIRMED, REFUTED):
+                assert it.evidence.startswith(("chapter", "derivation")), it.id
+    by_id = {it.id: it for it in ITEMS}
+    for iid in ("G-N1", "G-N4", "U-Th1", "U-L2", "U-L3", "U-N1", "S41", "U-F1-3", "S34", "U-F4",
+                "U-N9"):
+        assert by_id[iid].verdict == CONFIRMED, iid
+    for iid in ("U-L1", "U-A"):
+        assert by_id[iid].verdict == REFUTED, iid
+    rows = ledger_rows({}, full=False)
+    c = counts(rows)
+    assert c["reproduced"] == (0, 0) and c["differs"] == (0, 0)  # nothing measured, nothing decided
+
+
+def test_moons_rows_are_stand_in():
+    """The paper says only that Moons is 'a well known artificial benchmark data set' (n = 500)."""
+    for it in ITEMS:
+        if it.id.startswith(("U-T1/Moons/", "U-T2/Moons/")) and it.test:
+            assert "make_moons" in it.stand_in, it.id
+            assert verdict(it, Measured(float(it.paper))) == STAND_IN, it.id
+
+
+def test_quick_deviation_one_seed_or_below_the_papers_size():
+    by_id = {it.id: it for it in ITEMS}
+    gm, mmc, nc = by_id["G-T1/Digits 1-7/GMMC"], by_id["G-T1/Digits 1-7/MMC"], by_id["G-T1/Digits 1-7/NC"]
+    assert quick_deviation(gm, Measured(1.0, seeds=1)).startswith("1 seed")
+    assert quick_deviation(gm, Measured(1.0, seeds=5)) == ""
+    assert "40-sample" in quick_deviation(mmc, Measured(1.0, seeds=5))
+    assert quick_deviation(mmc, Measured(1.0, seeds=1), full=True) == ""
+    assert quick_deviation(nc, Measured(1.0, seeds=5)) == ""
+    m = {"G-T1/Digits 1-7/GMMC": Measured(float(gm.paper), seeds=1)}
+    row = next(r for r in ledger_rows(m) if r[0] == gm.id)
+    assert row[LEDGER_HEADERS.index("verdict")] == FULL_ONLY
+    assert "within the test" in row[LEDGER_HEADERS.index("why / context")]
