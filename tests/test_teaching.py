@@ -134,7 +134,7 @@ def test_rewritten_chapter_front_and_back_matter(name):
     assert headings[-3:] == ["Summary", "Exercises", "Notes on the sources"], headings
     assert "{margin}" not in md, "use an admonition with :class: margin note (renders in JupyterLab too)"
     assert not re.search(r"\{(warning|caution|danger|attention)\}", md), "no warning boxes in the main line"
-    assert not re.search(r"[^\n`]:::\{", md), "a colon fence must start its own line (mid-line it renders as text)"
+    assert not re.search(r"[^\n`]:::\{", md), "a colon fence starts its own line"
     assert "{number}" not in md, "write {numref}`label`; a custom text shows literally in JupyterLab"
     assert not re.search(r"```\{[^}]+\}[^\n]*`", md), (
         "a backtick fence whose first line has a backtick: use :::"
