@@ -1,5 +1,7 @@
 """The reproduction ledger (mmcedu_lab.summary): coverage of the sources, verdicts."""
 
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -253,11 +255,58 @@ def test_quick_deviation_one_seed_or_below_the_papers_size():
     by_id = {it.id: it for it in ITEMS}
     gm, mmc, nc = by_id["G-T1/Digits 1-7/GMMC"], by_id["G-T1/Digits 1-7/MMC"], by_id["G-T1/Digits 1-7/NC"]
     assert quick_deviation(gm, Measured(1.0, seeds=1)).startswith("1 seed")
-    assert quick_deviation(gm, Measured(1.0, seeds=5)) == ""
+    # the digit pairs run on 120 samples in the quick protocol, the paper's 180 in the full one
+    assert quick_deviation(gm, Measured(1.0, seeds=5)) == "a digit pair of 120 samples (the paper: 180)"
     assert "40-sample" in quick_deviation(mmc, Measured(1.0, seeds=5))
     assert quick_deviation(mmc, Measured(1.0, seeds=1), full=True) == ""
-    assert quick_deviation(nc, Measured(1.0, seeds=5)) == ""
+    assert "120 samples" in quick_deviation(nc, Measured(1.0, seeds=5))
+    assert quick_deviation(nc, Measured(1.0, seeds=5), full=True) == ""
+    breast = by_id["G-T1/Breast/NC"]  # WDBC at the paper's 285 in both protocols
+    assert quick_deviation(breast, Measured(1.0, seeds=5)) == ""
     m = {"G-T1/Digits 1-7/GMMC": Measured(float(gm.paper), seeds=1)}
     row = next(r for r in ledger_rows(m) if r[0] == gm.id)
     assert row[LEDGER_HEADERS.index("verdict")] == FULL_ONLY
     assert "within the test" in row[LEDGER_HEADERS.index("why / context")]
+
+
+def _verdicts(measured, full=False):
+    return {r[0]: r[LEDGER_HEADERS.index("verdict")] for r in ledger_rows(measured, full)}
+
+
+def test_a_claim_follows_its_input_rows():
+    """One rule: a claim computed from rows is a stand-in when any input row is one, and
+    undecided in the quick protocol when any input row is."""
+    by_id = {it.id: it for it in ITEMS}
+    g12 = by_id["G-N12"]
+    assert "G-T1/Two Circles/GMMC" in g12.inputs and "G-T1/Digits 1-7/ST best k" in g12.inputs
+    m = {i: Measured(float(by_id[i].paper), seeds=5) for i in g12.inputs}
+    m["G-N12"] = Measured(1.0, seeds=5)
+    v = _verdicts(m)
+    assert v["G-T1/Two Circles/GMMC"] == STAND_IN and v["G-N12"] == STAND_IN
+    row = next(r for r in ledger_rows(m) if r[0] == "G-N12")
+    assert "Two Circles" in row[LEDGER_HEADERS.index("why / context")]
+    # the same claim without stand-in inputs: undecided while an input is, decided after
+    plain = dataclasses.replace(g12, inputs=("G-T1/Breast/GMMC", "G-T1/Digits 1-7/GMMC"))
+    import mmcedu_lab.summary as S
+
+    saved = S.ITEMS
+    try:
+        S.ITEMS = tuple(plain if it.id == "G-N12" else it for it in saved)
+        m2 = {"G-T1/Breast/GMMC": Measured(float(by_id["G-T1/Breast/GMMC"].paper), seeds=5),
+              "G-T1/Digits 1-7/GMMC": Measured(float(by_id["G-T1/Digits 1-7/GMMC"].paper), seeds=5),
+              "G-N12": Measured(1.0, seeds=5)}
+        assert _verdicts(m2)["G-N12"] == FULL_ONLY
+        assert _verdicts(m2, full=True)["G-N12"] == "reproduced"
+    finally:
+        S.ITEMS = saved
+
+
+def test_a_spread_or_maximum_counts_only_with_its_mean():
+    by_id = {it.id: it for it in ITEMS}
+    ids = ("U-T1/Iris/GMM", "U-T1/Iris/GMM/sd", "U-T2/Iris/GMM")
+    exact = {i: Measured(float(by_id[i].paper), seeds=10) for i in ids}
+    assert all(_verdicts(exact)[i] == "reproduced" for i in ids)
+    off = dict(exact)
+    off["U-T1/Iris/GMM"] = Measured(float(by_id["U-T1/Iris/GMM"].paper) - 0.2, seeds=10)
+    v = _verdicts(off)
+    assert v["U-T1/Iris/GMM"] == v["U-T1/Iris/GMM/sd"] == v["U-T2/Iris/GMM"] == "differs"
