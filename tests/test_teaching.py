@@ -132,6 +132,7 @@ def test_rewritten_chapter_front_and_back_matter(name):
         assert re.search(r":::\{admonition\} " + box, md), f"{name}: no {box!r} box"
     headings = re.findall(r"^## (.+)$", md, flags=re.M)
     assert headings[-3:] == ["Summary", "Exercises", "Notes on the sources"], headings
+    assert "{index}" in md, f"{name}: no index entry (the site's index lists every chapter)"
     assert "{margin}" not in md, "use an admonition with :class: margin note (renders in JupyterLab too)"
     assert not re.search(r"\{(warning|caution|danger|attention)\}", md), "no warning boxes in the main line"
     assert not re.search(r"[^\n`]:::\{", md), "a colon fence starts its own line"
