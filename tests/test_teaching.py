@@ -97,7 +97,7 @@ MAIN_TEXT_WORDS = 5000
 # chapter -> reason, while its split or trim is on its way
 TOO_LONG = {
     name: "being trimmed to the strict count"
-    for name in ("04_umc_rls", "06b_svc_labeling", "07_robust_ensemble")
+    for name in ("04_umc_rls", "06b_svc_labeling")
 }
 
 
