@@ -95,10 +95,7 @@ def test_teaching_page_quotes_the_readme_commands():
 
 MAIN_TEXT_WORDS = 5000
 # chapter -> reason, while its split or trim is on its way
-TOO_LONG = {
-    name: "being trimmed to the strict count"
-    for name in ("04_umc_rls", "06b_svc_labeling")
-}
+TOO_LONG = {}
 
 
 def main_text_words(name):
