@@ -17,7 +17,7 @@ Stand-ins
     not available offline, and why the numbers may differ (the ``note`` column of a table).
 
 Tables
-    :class:`PaperTable` is a :class:`mmcedu.report.Table` that declares which of its
+    :class:`PaperTable` is a :class:`mmcedu_lab.report.Table` that declares which of its
     columns put a paper number beside ours (read by :mod:`mmcedu_lab.summary`).
 """
 
@@ -32,7 +32,7 @@ import numpy as np
 from sklearn.preprocessing import StandardScaler
 
 from mmcedu import datasets
-from mmcedu.report import Table
+from mmcedu_lab.report import Table
 
 __all__ = ["DataSet", "DATASETS", "load", "PAPER", "STAND_INS", "stand_in", "PaperTable"]
 
@@ -376,12 +376,12 @@ def stand_in(source, name):
 
 
 class PaperTable(Table):
-    """A :class:`mmcedu.report.Table` that puts numbers of a paper beside ours.
+    """A :class:`mmcedu_lab.report.Table` that puts numbers of a paper beside ours.
 
     Parameters
     ----------
     rows, headers, **kwargs
-        As for :class:`mmcedu.report.Table`.
+        As for :class:`mmcedu_lab.report.Table`.
     pairs : list of (str, str, str), default=None
         ``(paper column, our column, label)`` triples naming which columns the reproduction
         summary compares (:mod:`mmcedu_lab.summary`); ``None`` means
