@@ -199,8 +199,8 @@ PAPER = {
             "Digits 2-7": {"NC": 34.0, "MMC": 1.25, "GMMC": 0.5, "UKL": 5.6},
             "Digits 8-9": {"NC": 48.0, "MMC": 3.75, "GMMC": 16.0, "UKL": 12.0},
         },
-        # The three UCI rows of Table 1 the method tables leave out (same columns); only
-        # Breast ships with scikit-learn (the paper's 285 of the 569 WDBC samples).
+        # The three UCI rows of Table 1 the method tables leave out (same columns). The paper's
+        # "Breast" (285 x 32) names no file; WDBC, which scikit-learn ships, stands in for it.
         "Table 1 (UCI rows)": {
             "Vote": {"NC": 25.0, "MMC": 15.0, "GMMC": 9.6, "UKL": 11.90},
             "Ionosphere": {"NC": 25.0, "MMC": 21.25, "GMMC": 23.5, "UKL": 27.3},
