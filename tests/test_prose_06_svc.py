@@ -52,6 +52,8 @@ def test_scalable_series_quoted_numbers(run):
     assert int(sc["n_clusters"][-1]) == 3 and sc["ari"].min() == 1.0, "the three clusters, ARI 1.0"
     # support vectors sit on the contour: N_sv / N falls at every step, under 1 % at the largest n
     assert np.all(np.diff(sc["n_support"] / n) < 0) and sc["n_support"][-1] < 0.01 * n[-1]
+    # the caption: the CPU time falls from 10^4 to 3 10^4 points, where the looser tol takes over
+    assert sc["fit_cpu_s"][list(n).index(3e4)] < sc["fit_cpu_s"][list(n).index(1e4)]
 
 
 def test_counted_work_columns(run):
