@@ -2,14 +2,16 @@
 
 For every estimator with its large-data settings, ``LabelFreeSearch(estimator,
 random_state=0, n_jobs=2).fit(X)``: no grid and no criterion (the estimator's own
-``label_free_rule``), the default ``max_samples="auto"`` (the choice is made on 2,000 samples,
-then the chosen grid point is fitted once on all of ``X``). Every point runs in a fresh
+``label_free_rule``), the defaults ``max_samples="auto"`` and ``n_choice_samples="auto"`` (the
+choice is made on ``min(5, n // 2000)`` disjoint samples of 2,000 whose scores are pooled, then
+the chosen grid point is fitted once on all of ``X``). Every point runs in a fresh
 subprocess and reports its wall seconds, CPU seconds (the process and its joblib workers,
 which are shut down and reaped before the reading), peak resident memory (the largest
 ``ru_maxrss`` of the process and of its workers), the
 chosen grid point (its index in the rule's grid) and the ARI of ``labels_`` against the known
-labels. Stability of the choice: the same distribution at a small and a large ``n`` should
-give the same grid index.
+labels, and the 1-minute load average of the machine before and after the point. Stability
+of the choice: the same distribution at a small and a large ``n`` should give the same grid
+index (``benchmarks/studies/label_free_stability.py`` measures it over seeds).
 
 Data (known labels): three Gaussian clusters in 2-D (centres (0, 0), (4, 0), (2, 3.5), standard
 deviation 0.8) for the k-cluster methods; two of them for the two-cluster methods (GMMC, SDP
@@ -47,7 +49,7 @@ ESTIMATORS = {
 }
 
 CHILD = """
-import json, resource, sys, time, warnings
+import json, os, resource, sys, time, warnings
 import numpy as np
 from mmcedu import *
 from mmcedu.datasets import blobs
@@ -59,6 +61,7 @@ if {name!r} == "SupportVectorClustering":
 else:
     X, y = blobs({n}, centers=[[0, 0], [4, 0], [2, 3.5]][:{k}], cluster_std=0.8, random_state=0)
 est = {ctor}
+load_before = os.getloadavg()[0]
 t0, c0 = time.perf_counter(), time.process_time()
 with warnings.catch_warnings(record=True) as caught:
     warnings.simplefilter("always")
@@ -68,12 +71,12 @@ from joblib.externals.loky import get_reusable_executor
 get_reusable_executor().shutdown(wait=True)  # reap the workers: their CPU and peak memory count
 own = resource.getrusage(resource.RUSAGE_SELF)
 kids = resource.getrusage(resource.RUSAGE_CHILDREN)
-grid = next(iter(est.label_free_rule(X[search.sample_indices_] if search.sample_indices_ is not None
-                                      else X)["param_grid"].values()))
 print({marker!r} + json.dumps({{
     "wall_s": wall, "cpu_s": own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime,
     "peak_rss_mb": max(own.ru_maxrss, kids.ru_maxrss) / 1024,
-    "best_index": int(search.best_index_), "grid_size": len(grid),
+    "best_index": int(search.best_index_), "grid_size": len(search.cv_results_["params"]),
+    "n_choice_samples": int(search.n_choice_samples_),
+    "load_before": load_before, "load_after": os.getloadavg()[0],
     "best_params": {{k: float(v) for k, v in search.best_params_.items()}},
     "ari": float(adjusted_rand_score(y, search.labels_)), "n_clusters": int(search.n_clusters_),
     "criteria": search.criteria_,
@@ -119,8 +122,8 @@ def main(argv=None):
         print(f"{name:26s} same grid point at both sizes: {same}", flush=True)
     if args.csv:
         keys = ["estimator", "n", "wall_s", "cpu_s", "peak_rss_mb", "ari", "n_clusters",
-                "best_index", "grid_size", "best_params", "criteria", "warnings",
-                "process_wall_s", "error"]
+                "best_index", "grid_size", "n_choice_samples", "best_params", "criteria",
+                "warnings", "load_before", "load_after", "process_wall_s", "error"]
         with open(args.csv, "w", newline="") as f:
             w = csv.DictWriter(f, keys, extrasaction="ignore")
             w.writeheader()
