@@ -342,8 +342,9 @@ class LabelFreeSearch(ClusterMixin, BaseEstimator):
         With ``max_samples`` below ``n_samples``: the number ``B`` of choice samples. The
         grid comes from the first one (its widths relative to that sample); every grid
         point is scored on each of them as on ``X`` alone, its per-split scores are pooled
-        (its mean score is the mean over every split of every choice sample) and it is
-        eligible when it is in more than half of them. The pooled scores then choose by the
+        (its mean score is the mean over every split of every choice sample, undefined scores
+        left out) and it is eligible when it is eligible, with a defined score, in more than
+        half of them. The pooled scores then choose by the
         usual rule. The choice samples are disjoint when ``B * max_samples <= n_samples``.
         Pooling ``B`` samples divides the noise of a score by about ``sqrt(B)``: neighbouring
         grid points whose scores differ by less than one sample's noise are otherwise chosen
@@ -607,8 +608,9 @@ class LabelFreeSearch(ClusterMixin, BaseEstimator):
         :meth:`_score`. Per criterion, the per-split scores of the samples are put side by
         side, so a grid point's mean score is its mean over every split of every sample (a
         criterion scored on one fit per sample, ``score_on="full"``, has one split per
-        sample); a grid point is eligible when it is eligible in more than half the samples.
-        With one sample this is that sample's search unchanged.
+        sample); a grid point is eligible when it is eligible in more than half the samples,
+        with a defined score there (a criterion that is NaN in a sample, e.g. an estimator's
+        guard, counts against it). With one sample this is that sample's search unchanged.
         """
         rows = [sum((res[g] + ([full[g]] if full else []) for res, full, _ in parts), [])
                 for g in range(len(parts[0][0]))]
@@ -625,7 +627,10 @@ class LabelFreeSearch(ClusterMixin, BaseEstimator):
         scores = {}
         for c in crit:
             S = np.hstack([p[2][0][c][0] for p in parts])
-            votes = np.column_stack([p[2][0][c][1] for p in parts]).sum(axis=1)
+            votes = 0
+            for p in parts:  # eligible in a sample: as there, and a defined (finite) score
+                S_b, eligible_b = p[2][0][c]
+                votes = votes + (eligible_b & np.isfinite(S_b).any(axis=1))
             scores[c] = (S, votes > len(parts) / 2)
         return rows, scores, counts, trivial, full_counts
 
