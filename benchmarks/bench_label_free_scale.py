@@ -21,6 +21,7 @@ needs gaps between its clusters. Seed 0.
     python benchmarks/bench_label_free_scale.py              # n = 10^4 and 10^6 (SDP MMC 10^5)
     python benchmarks/bench_label_free_scale.py --quick      # two estimators, n = 2,500 and 3,000
     python benchmarks/bench_label_free_scale.py --csv benchmarks/results/label_free_scale.csv
+    python benchmarks/bench_label_free_scale.py --jobs 3 ...  # three points at a time
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ import argparse
 import csv
 import json
 import os
+from concurrent.futures import ThreadPoolExecutor
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
@@ -85,11 +87,12 @@ print({marker!r} + json.dumps({{
 """
 
 
-def run_point(name, n, timeout):
+def run_point(name, n, timeout, pythonpath=None):
     ctor, k, _ = ESTIMATORS[name]
     code = CHILD.format(n=int(n), k=k, ctor=ctor, marker=MARKER, name=name,
                         bench_dir=os.path.dirname(os.path.abspath(__file__)))
-    result, error, wall = run_child_code(code, timeout=timeout)
+    env = dict(os.environ, PYTHONPATH=pythonpath) if pythonpath else None
+    result, error, wall = run_child_code(code, timeout=timeout, env=env)
     row = {"estimator": name, "n": int(n), "process_wall_s": round(wall, 1), "error": error[-300:]}
     if result:
         row.update(result)
@@ -102,34 +105,56 @@ def main(argv=None):
     parser.add_argument("--only", nargs="*", default=None, help="estimator names")
     parser.add_argument("--csv", default=None, help="write the rows to this file")
     parser.add_argument("--timeout", type=float, default=1800.0)
+    parser.add_argument("--jobs", type=int, default=1,
+                        help="points measured at the same time (each in its own process; the "
+                             "largest n start first)")
+    parser.add_argument("--pythonpath", nargs="*", default=[], metavar="NAME=PATH",
+                        help="run this estimator's points with PYTHONPATH=PATH")
     args = parser.parse_args(argv)
     names = args.only or (["EMMC", "RobustEnsembleClustering"] if args.quick else list(ESTIMATORS))
-    rows = []
+    paths = dict(item.split("=", 1) for item in args.pythonpath)
+    points = [(name, n) for name in names
+              for n in ((2500, 3000) if args.quick else (10**4, ESTIMATORS[name][2]))]
+
+    measured = []
+
+    def measure(point):
+        row = run_point(*point, args.timeout, paths.get(point[0]))
+        measured.append(row)
+        if args.csv:  # every finished point is kept, in the order measured
+            write_csv(args.csv + ".partial", measured)
+        print(f"{row['estimator']:26s} n={row['n']:>9,d}  wall {row.get('wall_s', float('nan')):8.1f} s  "
+              f"cpu {row.get('cpu_s', float('nan')):8.1f} s  "
+              f"peak {row.get('peak_rss_mb', float('nan')):7.0f} MB  "
+              f"ARI {row.get('ari', float('nan')):.3f}  "
+              f"index {row.get('best_index', '?')}/{row.get('grid_size', '?')}  "
+              f"{row['error'][:80]}", flush=True)
+        return row
+
+    order = sorted(points, key=lambda p: -p[1]) if args.jobs > 1 else points
+    with ThreadPoolExecutor(max(1, args.jobs)) as pool:
+        done = dict(zip(order, pool.map(measure, order)))
+    rows = [done[p] for p in points]
     for name in names:
-        largest = ESTIMATORS[name][2]
-        sizes = (2500, 3000) if args.quick else (10**4, largest)
-        for n in sizes:
-            row = run_point(name, n, args.timeout)
-            rows.append(row)
-            print(f"{name:26s} n={n:>9,d}  wall {row.get('wall_s', float('nan')):8.1f} s  "
-                  f"cpu {row.get('cpu_s', float('nan')):8.1f} s  "
-                  f"peak {row.get('peak_rss_mb', float('nan')):7.0f} MB  "
-                  f"ARI {row.get('ari', float('nan')):.3f}  "
-                  f"index {row.get('best_index', '?')}/{row.get('grid_size', '?')}  "
-                  f"{row['error'][:80]}", flush=True)
-        small, large = rows[-2], rows[-1]
+        small, large = [r for r in rows if r["estimator"] == name]
         same = small.get("best_index") is not None and small.get("best_index") == large.get("best_index")
         print(f"{name:26s} same grid point at both sizes: {same}", flush=True)
     if args.csv:
-        keys = ["estimator", "n", "wall_s", "cpu_s", "peak_rss_mb", "ari", "n_clusters",
-                "best_index", "grid_size", "n_choice_samples", "best_params", "criteria",
-                "warnings", "load_before", "load_after", "process_wall_s", "error"]
-        with open(args.csv, "w", newline="") as f:
-            w = csv.DictWriter(f, keys, extrasaction="ignore")
-            w.writeheader()
-            for r in rows:
-                w.writerow({k: json.dumps(r[k]) if isinstance(r.get(k), (dict, list)) else r.get(k)
-                            for k in keys})
+        write_csv(args.csv, rows)
+
+
+KEYS = ["estimator", "n", "wall_s", "cpu_s", "peak_rss_mb", "ari", "n_clusters", "best_index",
+        "grid_size", "n_choice_samples", "best_params", "criteria", "warnings", "load_before",
+        "load_after", "process_wall_s", "error"]
+
+
+def write_csv(path, rows):
+    with open(path, "w", newline="") as f:
+        w = csv.DictWriter(f, KEYS, extrasaction="ignore")
+        w.writeheader()
+        for r in rows:
+            w.writerow({k: json.dumps(r[k]) if isinstance(r.get(k), (dict, list)) else r.get(k)
+                        for k in KEYS})
 
 
 if __name__ == "__main__":
