@@ -107,7 +107,7 @@ def main(argv=None):
     parser.add_argument("--timeout", type=float, default=1800.0)
     parser.add_argument("--jobs", type=int, default=1,
                         help="points measured at the same time (each in its own process; the "
-                             "largest n start first)")
+                             "largest n start first, the costliest estimator first)")
     parser.add_argument("--pythonpath", nargs="*", default=[], metavar="NAME=PATH",
                         help="run this estimator's points with PYTHONPATH=PATH")
     args = parser.parse_args(argv)
@@ -131,7 +131,8 @@ def main(argv=None):
               f"{row['error'][:80]}", flush=True)
         return row
 
-    order = sorted(points, key=lambda p: -p[1]) if args.jobs > 1 else points
+    heavy = ["GMMC", "SDPMMC", "UMCRLS", "EMMC", "SupportVectorClustering", "RobustEnsembleClustering"]
+    order = sorted(points, key=lambda p: (-p[1], heavy.index(p[0]))) if args.jobs > 1 else points
     with ThreadPoolExecutor(max(1, args.jobs)) as pool:
         done = dict(zip(order, pool.map(measure, order)))
     rows = [done[p] for p in points]
