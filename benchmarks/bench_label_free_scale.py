@@ -108,9 +108,16 @@ def main(argv=None):
     parser.add_argument("--jobs", type=int, default=1,
                         help="points measured at the same time (each in its own process; the "
                              "largest n start first, the costliest estimator first)")
+    parser.add_argument("--markdown", default=None, metavar="CSV",
+                        help="print the results' and the README's tables from this CSV and stop")
     parser.add_argument("--pythonpath", nargs="*", default=[], metavar="NAME=PATH",
                         help="run this estimator's points with PYTHONPATH=PATH")
     args = parser.parse_args(argv)
+    if args.markdown:
+        with open(args.markdown, newline="") as f:
+            table = list(csv.DictReader(f))
+        print("\n".join(results_table(table)) + "\n\n" + "\n".join(readme_table(table)))
+        return
     names = args.only or (["EMMC", "RobustEnsembleClustering"] if args.quick else list(ESTIMATORS))
     paths = dict(item.split("=", 1) for item in args.pythonpath)
     points = [(name, n) for name in names
@@ -147,6 +154,47 @@ def main(argv=None):
 KEYS = ["estimator", "n", "wall_s", "cpu_s", "peak_rss_mb", "ari", "n_clusters", "best_index",
         "grid_size", "n_choice_samples", "best_params", "criteria", "warnings", "load_before",
         "load_after", "process_wall_s", "error"]
+
+
+def settings(name):
+    """The constructor as shown in the tables (without its seed)."""
+    return ESTIMATORS[name][0].replace(", random_state=0", "").replace("random_state=0", "")
+
+
+def power(n):
+    n = int(n)
+    k = len(str(n)) - 1
+    return f"10^{k}" if n == 10**k else f"{n:,d}"
+
+
+def results_table(table):
+    """The table of ``benchmarks/results/label_free_scale.md``: every row of the CSV."""
+    out = ["| estimator (settings) | n | CPU s | wall s | peak MB | ARI | grid index (of 8) | "
+           "choice samples |", "|---|---:|---:|---:|---:|---:|---:|---:|"]
+    for r in table:
+        if not r.get("cpu_s"):
+            out.append(f"| `{settings(r['estimator'])}` | {power(r['n'])} | failed: "
+                       f"{r['error'][:60]} | | | | | |")
+            continue
+        out.append(f"| `{settings(r['estimator'])}` | {power(r['n'])} | {float(r['cpu_s']):,.1f} | "
+                   f"{float(r['wall_s']):,.1f} | {float(r['peak_rss_mb']):,.0f} | "
+                   f"{float(r['ari']):.3f} | {r['best_index']} | {r.get('n_choice_samples') or 1} |")
+    return out
+
+
+def readme_table(table):
+    """The README's Large-data table: each estimator at its largest n, the choice at both n."""
+    out = ["| estimator, large-data settings | n | CPU s (wall s) | peak memory | ARI | "
+           "grid point at 10^4 / largest n |", "|---|---:|---:|---:|---:|---:|"]
+    for name in dict.fromkeys(r["estimator"] for r in table):
+        small, large = sorted((r for r in table if r["estimator"] == name), key=lambda r: int(r["n"]))
+        if not large.get("cpu_s"):
+            out.append(f"| `{settings(name)}` | {power(large['n'])} | failed | | | |")
+            continue
+        out.append(f"| `{settings(name)}` | {power(large['n'])} | {float(large['cpu_s']):,.0f} "
+                   f"({float(large['wall_s']):,.0f}) | {float(large['peak_rss_mb']):,.0f} MB | "
+                   f"{float(large['ari']):.2f} | {small['best_index']} / {large['best_index']} |")
+    return out
 
 
 def write_csv(path, rows):
