@@ -76,6 +76,7 @@ def test_scale_tables_read_the_csv():
     estimator has a measured row at its largest n."""
     sys.path.insert(0, str(ROOT / "benchmarks"))
     from bench_label_free_scale import ESTIMATORS
+
     from mmcedu_lab.scale import rows
 
     table = rows()
