@@ -554,9 +554,9 @@ class LabelFreeSearch(ClusterMixin, BaseEstimator):
             plan = self._plan(Xc.shape[0], crit)
             res, full = self._fit_grid(Xc, candidates, plan)
             parts.append((res, full, self._score(candidates, crit, res, full, plan)))
-        rows, scores, counts, trivial, full_counts = self._combine(parts, crit)
+        res, full, scores, counts, trivial, full_counts = self._combine(parts, crit)
         self.cv_results_ = self._results(
-            candidates, crit, scores, counts, trivial, rows, full_counts, plan.full_scored
+            candidates, crit, scores, counts, trivial, res, full, full_counts, plan.full_scored
         )
         self._choose(candidates, crit, tolerance, plan, len(samples))
         if self.sample_indices_ is not None:
@@ -610,13 +610,15 @@ class LabelFreeSearch(ClusterMixin, BaseEstimator):
         criterion scored on one fit per sample, ``score_on="full"``, has one split per
         sample); a grid point is eligible when it is eligible in more than half the samples,
         with a defined score there (a criterion that is NaN in a sample, e.g. an estimator's
-        guard, counts against it). With one sample this is that sample's search unchanged.
+        guard, counts against it). With one sample this is that sample's search unchanged;
+        with several, every fit of a grid point (the subsample and full fits of every sample)
+        is in its row of the returned ``res``, and ``full`` is ``None``.
         """
-        rows = [sum((res[g] + ([full[g]] if full else []) for res, full, _ in parts), [])
-                for g in range(len(parts[0][0]))]
         if len(parts) == 1:
-            scores, counts, trivial, full_counts = parts[0][2]
-            return rows, scores, counts, trivial, full_counts
+            res, full, (scores, counts, trivial, full_counts) = parts[0]
+            return res, full, scores, counts, trivial, full_counts
+        res = [sum((res[g] + ([full[g]] if full else []) for res, full, _ in parts), [])
+               for g in range(len(parts[0][0]))]
         counts = np.hstack([p[2][1] for p in parts])
         trivial = np.hstack([p[2][2] for p in parts])
         full_counts = None
@@ -632,7 +634,7 @@ class LabelFreeSearch(ClusterMixin, BaseEstimator):
                 S_b, eligible_b = p[2][0][c]
                 votes = votes + (eligible_b & np.isfinite(S_b).any(axis=1))
             scores[c] = (S, votes > len(parts) / 2)
-        return rows, scores, counts, trivial, full_counts
+        return res, None, scores, counts, trivial, full_counts
 
     def _fit_grid(self, X, candidates, plan):
         """Every (grid point, resample) fit and every full-data fit, as joblib tasks."""
@@ -779,7 +781,8 @@ class LabelFreeSearch(ClusterMixin, BaseEstimator):
                 S[np.asarray(members)[ok], r] = vals
         return S
 
-    def _results(self, candidates, crit, scores, counts, trivial, rows, full_counts, full_scored):
+    def _results(self, candidates, crit, scores, counts, trivial, res, full, full_counts,
+                 full_scored):
         G = len(candidates)
         R = counts.shape[1]
         out = {"params": candidates}
@@ -790,6 +793,7 @@ class LabelFreeSearch(ClusterMixin, BaseEstimator):
                 if name in c:
                     arr[g] = c[name]
             out[f"param_{name}"] = arr
+        rows = [list(row) + ([full[g]] if full else []) for g, row in enumerate(res)]
         fit_t = np.array([[t["fit_time"] for t in row] for row in rows], dtype=float)
         score_t = np.array([[t["score_time"] for t in row] for row in rows], dtype=float)
         with warnings.catch_warnings():
