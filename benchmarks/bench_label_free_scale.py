@@ -173,7 +173,7 @@ def results_table(table):
            "choice samples |", "|---|---:|---:|---:|---:|---:|---:|---:|"]
     for r in table:
         if not r.get("cpu_s"):
-            out.append(f"| `{settings(r['estimator'])}` | {power(r['n'])} | failed: "
+            out.append(f"| `{settings(r['estimator'])}` | {power(r['n'])} | not measured: "
                        f"{r['error'][:60]} | | | | | |")
             continue
         out.append(f"| `{settings(r['estimator'])}` | {power(r['n'])} | {float(r['cpu_s']):,.1f} | "
@@ -189,7 +189,8 @@ def readme_table(table):
     for name in dict.fromkeys(r["estimator"] for r in table):
         small, large = sorted((r for r in table if r["estimator"] == name), key=lambda r: int(r["n"]))
         if not large.get("cpu_s"):
-            out.append(f"| `{settings(name)}` | {power(large['n'])} | failed | | | |")
+            out.append(f"| `{settings(name)}` | {power(large['n'])} | not measured: "
+                       f"{large['error'][:60]} | | | {small.get('best_index') or '?'} / ? |")
             continue
         out.append(f"| `{settings(name)}` | {power(large['n'])} | {float(large['cpu_s']):,.0f} "
                    f"({float(large['wall_s']):,.0f}) | {float(large['peak_rss_mb']):,.0f} MB | "

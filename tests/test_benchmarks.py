@@ -85,12 +85,15 @@ def test_scale_tables_read_the_csv():
     assert {r["estimator"] for r in table} == set(LARGEST)
     by_key = {(r["estimator"], r["n"]): r for r in table}
     for name, largest in LARGEST.items():
-        row = by_key[(name, largest)]
-        assert row["cpu_s"] is not None and row["ari"] is not None, (name, row["error"])
+        row = by_key[(name, largest)]  # measured, or the reason it was not (e.g. a timeout)
+        assert (row["cpu_s"] is not None and row["ari"] is not None) or row["error"], name
     md = _table((ROOT / "benchmarks" / "results" / "label_free_scale.md").read_text())
     assert len(md) == len(table)
     for cells in md:
         r = by_key[(_estimator(cells[0]), _n(cells[1]))]
+        if r["cpu_s"] is None:
+            assert cells[2].startswith("not measured") and r["error"][:40] in cells[2], cells
+            continue
         for cell, key in zip(cells[2:6], ["cpu_s", "wall_s", "peak_rss_mb", "ari"]):
             assert _agrees(cell, r[key]), (cells, key, r[key])
         assert int(cells[6]) == r["best_index"] and int(cells[7]) == r["n_choice_samples"]
@@ -101,6 +104,9 @@ def test_scale_tables_read_the_csv():
         name = _estimator(cells[0])
         r = by_key[(name, _n(cells[1]))]
         assert r["n"] == LARGEST[name]
+        if r["cpu_s"] is None:
+            assert cells[2].startswith("not measured") and r["error"][:40] in cells[2], cells
+            continue
         cpu, wall = cells[2].split(" (")
         assert _agrees(cpu, r["cpu_s"]) and _agrees(wall.rstrip(")"), r["wall_s"]), cells
         assert _agrees(cells[3], r["peak_rss_mb"]) and _agrees(cells[4], r["ari"]), cells
