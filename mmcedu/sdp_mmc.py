@@ -25,6 +25,7 @@ import numpy as np
 from scipy.linalg import eigh
 from scipy.optimize import minimize
 from sklearn.base import BaseEstimator, ClusterMixin, _fit_context
+from sklearn.kernel_approximation import Nystroem
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
@@ -32,7 +33,15 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from ._base import LabelFreeMixin
 from ._box_qp import solve_box_qp
 from ._cvxpy import solve_cvxpy
-from ._sdp_mmc_lowrank import _unit_rows, sdp_lower_bound, solve_sdp_mmc_lowrank
+from ._sdp_mmc_lowrank import (
+    _factor_omega,
+    _factor_rank,
+    _unit_rows,
+    factor_lower_bound,
+    sdp_lower_bound,
+    solve_sdp_mmc_factor,
+    solve_sdp_mmc_lowrank,
+)
 from ._validation import (
     all_identical,
     array_bytes,
@@ -45,10 +54,11 @@ from ._validation import (
 )
 from .balance import BALANCE_WARN_FRACTION, balanced_sign, max_imbalance
 from .exceptions import BalanceWarning, DegenerateDataWarning, SolverWarning
-from .kernels import center_kernel, check_kernel_matrix, gamma_grid, kernel_matrix, median_gamma
+from .kernels import center_kernel, check_kernel_matrix, gamma_grid, kernel_matrix, median_gamma, rbf_kernel
 
 __all__ = ["SDPMMC", "LABEL_FREE_OCTAVES", "svm_dual_objective", "solve_sdp_mmc", "solve_sdp_mmc_lowrank",
-           "sdp_lower_bound", "SDPSolution", "eigenvector_rounding", "randomized_rounding", "balance_moves"]
+           "solve_sdp_mmc_factor", "sdp_lower_bound", "factor_lower_bound", "SDPSolution",
+           "eigenvector_rounding", "randomized_rounding", "balance_moves"]
 
 #: Octaves ``j`` of the label-free width grid ``gamma_j = median_gamma(X) * 2**j``
 #: (:meth:`SDPMMC.label_free_rule`), dense among the narrow widths that curved clusters need.
@@ -56,6 +66,9 @@ LABEL_FREE_OCTAVES = (-2, 0, 2, 4, 5, 6, 7, 8)
 _CVXPY_BYTES_PER_ENTRY = 2000  # cvxpy's problem data per entry of an n x n matrix
 _LOWRANK_ARRAYS = 16  # n x n float64 arrays counted for solver="lowrank"
 _SLOW_CVXPY_N = 300  # above this n, solver="cvxpy" warns that the solve takes minutes
+_AUTO_CVXPY_MAX_N = 200  # solver="auto": cvxpy up to this n, lowrank above
+_SLOW_LOWRANK_N = 3000  # above this n, solver="lowrank" on the exact kernel warns (tens of minutes)
+_FACTOR_BLOCK = 8192  # rows of the Nystroem factor built at once
 _AUTO_RANDOMIZED_MAX_N_LOWRANK = 200  # rounding="auto" with solver="lowrank": randomized up to this n
 _N_CHANCE_LABELINGS = 5  # random labelings of the chance level of objective_contrast
 
@@ -223,10 +236,15 @@ def balance_moves(M, l):
     M = np.asarray(M, dtype=float)
     n = M.shape[0]
     _, v = eigh(M, subset_by_index=[n - 1, n - 1])
-    y = np.where(v[:, 0] >= 0, 1, -1)
+    return _sign_moves(v[:, 0], l)
+
+
+def _sign_moves(v, l):
+    """:func:`balance_moves` for the leading eigenvector ``v``."""
+    y = np.where(v >= 0, 1, -1)
     n_pos = int(np.sum(y > 0))
     moved = max(0, int(np.ceil((abs(int(y.sum())) - l) / 2)))
-    return moved, sorted([n_pos, n - n_pos])
+    return moved, sorted([n_pos, y.size - n_pos])
 
 
 def eigenvector_rounding(M, l):
@@ -246,21 +264,25 @@ def randomized_rounding(M, K, C, l, *, n_hyperplanes=100, random_state=None):
     """
     rng = check_random_state(random_state)
     V = _psd_factor(M)
-    candidates = {tuple(eigenvector_rounding(M, l))}
+    return _hyperplane_rounding(lambda: V @ rng.standard_normal(V.shape[1]), eigenvector_rounding(M, l),
+                                lambda y: svm_dual_objective(K, y, C), l, n_hyperplanes)
+
+
+def _hyperplane_rounding(draw, first, omega, l, n_hyperplanes):
+    """The labeling with the smallest ``omega`` among ``first`` and ``balanced_sign(draw(), l)``."""
+    candidates = {tuple(first)}
     for _ in range(n_hyperplanes):
-        y = _canonical(balanced_sign(V @ rng.standard_normal(V.shape[1]), l))
-        candidates.add(tuple(y))
+        candidates.add(tuple(_canonical(balanced_sign(draw(), l))))
     best_y, best = None, np.inf
     for cand in sorted(candidates):  # sorted: the result does not depend on set order
         y = np.array(cand)
         if np.all(y == y[0]):
             continue
-        omega = svm_dual_objective(K, y, C)
-        if omega < best:
-            best_y, best = y, omega
+        value = omega(y)
+        if value < best:
+            best_y, best = y, value
     if best_y is None:  # every candidate was a single cluster (degenerate M)
-        best_y = eigenvector_rounding(M, l)
-        best = svm_dual_objective(K, best_y, C)
+        best_y, best = first, omega(first)
     return best_y, float(best)
 
 
@@ -282,7 +304,8 @@ class SDPMMC(LabelFreeMixin, ClusterMixin, BaseEstimator):
              M PSD, diag(M) = e, -l e <= M e <= l e, mu >= 0, nu >= 0,
 
     then rounds ``M`` to labels [3]_. The rows ``-l e <= M e <= l e`` are Xu et al.'s form of
-    ``|e^T y| <= l`` (for ``M = y y^T``, ``M e = (e^T y) y``).
+    ``|e^T y| <= l`` (for ``M = y y^T``, ``M e = (e^T y) y``). With ``n_components`` the kernel
+    is a rank-``m`` factor ``K = Z Z^T`` and nothing n x n is formed (:func:`solve_sdp_mmc_factor`).
 
     Parameters
     ----------
@@ -305,21 +328,37 @@ class SDPMMC(LabelFreeMixin, ClusterMixin, BaseEstimator):
         ``solver="cvxpy"``, up to n = 200 with ``solver="lowrank"``), else eigenvector.
     n_hyperplanes : int, default=100
         Number of random hyperplanes of the randomized rounding.
-    solver : {"cvxpy", "lowrank"}, default="cvxpy"
+    solver : {"auto", "cvxpy", "lowrank"}, default="auto"
         Algorithm for the relaxation: ``"cvxpy"`` solves the SDP with the back end
         ``cvxpy_solver`` (``n (n + 1) / 2`` unknowns: minutes beyond a few hundred samples);
         ``"lowrank"`` factors ``M = V V^T`` and certifies the gap (:func:`solve_sdp_mmc_lowrank`:
-        thousands of samples, finite ``C`` only).
+        thousands of samples; with ``n_components``, :func:`solve_sdp_mmc_factor`: hundreds of
+        thousands; finite ``C`` only). ``"auto"`` chooses by n, as :class:`GMMC`'s default
+        does, so that no default fit is an interior-point solve past a few hundred samples:
+        ``"cvxpy"`` up to n = 200 and for the hard margin ``C=None`` (which ``"lowrank"`` does not
+        solve), ``"lowrank"`` above n = 200 and whenever ``n_components`` is set. It never
+        approximates the kernel: on the exact kernel, past the memory budget, ``fit`` raises an
+        error that names ``n_components``.
     cvxpy_solver : str or None, default=None
         cvxpy back end; ``None`` means SCS (Clarabel's memory grows like n^4 here).
     solver_options : dict or None, default=None
         Passed to the back end (keyword arguments of ``cvxpy.Problem.solve``), e.g.
         ``{"eps": 1e-6}`` or ``{"max_iters": 10000}`` for SCS; a key the back end does not
         accept raises a ``ValueError`` listing the valid ones.
+    n_components : int or None, default=None
+        Rank of a kernel approximation. ``None``: the exact n x n kernel. An integer ``m``:
+        the centred factor ``K ~ Z Z^T``, ``Z`` n x m (Nystroem
+        with ``m`` landmarks for ``"rbf"``, as :func:`mmcedu.kernels.nystroem_factor`; the ``m``
+        leading principal directions for ``"linear"``), centred by subtracting its column
+        means (``H Z Z^T H = (H Z)(H Z)^T``); memory O(n m), no n x n array. What is certified
+        is then the SDP with the kernel ``Z Z^T`` (the relaxation of the approximated problem),
+        not the SDP with ``K``: ``objective_``, ``duality_gap_`` and ``labeling_objective_``
+        refer to ``Z Z^T``. Not with ``kernel="precomputed"`` or ``solver="cvxpy"``.
     rank : int or None, default=None
         Rank bound of the low-rank solution ``M = V V^T`` (columns of ``V``) with
         ``solver="lowrank"``; ``None`` means ``ceil(sqrt(2 n)) + 1``, a rank at which the SDP
-        has an optimal solution.
+        has an optimal solution, and with ``n_components`` ``min(ceil(sqrt(2 n)) + 1, 10,
+        n_components)`` (a rank too small shows as a certified gap that does not close).
     max_iter : int, default=1000
         Maximum number of L-BFGS iterations of ``solver="lowrank"`` (the cvxpy back end's
         limit is set through ``solver_options``).
@@ -335,8 +374,10 @@ class SDPMMC(LabelFreeMixin, ClusterMixin, BaseEstimator):
         Cluster labels in {0, 1} (sample 0 is in cluster 0).
     n_clusters_ : int
         Number of clusters in ``labels_`` (2, unless ``balance`` allows a single cluster).
-    M_ : ndarray of shape (n_samples, n_samples)
-        Solution of the relaxation (``y y^T`` when the relaxation is tight).
+    M_ : ndarray of shape (n_samples, n_samples) or None
+        Solution of the relaxation (``y y^T`` when the relaxation is tight); ``None`` with
+        ``n_components`` (then ``M = (1 - mix) V V^T + mix I`` with ``V = M_factor_`` and
+        ``mix = solver_info_["mix"]``).
     objective_ : float
         A lower bound on ``min_y omega(y)``: the SDP value ``delta`` when the back end solved
         it (status ``"optimal"``), else the certified bound :func:`sdp_lower_bound`;
@@ -345,13 +386,13 @@ class SDPMMC(LabelFreeMixin, ClusterMixin, BaseEstimator):
         ``solver="lowrank"``: the SDP value lies in ``[objective_, objective_ +
         duality_gap_]``; ``None`` with ``solver="cvxpy"``.
     M_factor_ : ndarray of shape (n_samples, rank) or None
-        ``V`` with ``M_ = V V^T`` (``solver="lowrank"``; ``None`` otherwise).
+        ``V`` with ``M_ = (1 - mix) V V^T + mix I`` (``solver="lowrank"``; ``None`` otherwise).
     labeling_objective_ : float
         Exact ``omega(y)`` of the returned labels.
     dual_coef_ : ndarray of shape (n_samples,)
         The SVM dual variables ``alpha`` of the relaxation.
-    kernel_matrix_ : ndarray of shape (n_samples, n_samples)
-        The (centred) kernel the SDP used.
+    kernel_matrix_ : ndarray of shape (n_samples, n_samples) or None
+        The (centred) kernel the SDP used; ``None`` with ``n_components``.
     gamma_ : float or None
         The RBF parameter used (``None`` for the linear and precomputed kernels).
     n_iter_ : int or None
@@ -363,9 +404,10 @@ class SDPMMC(LabelFreeMixin, ClusterMixin, BaseEstimator):
     rounding_ : {"eigenvector", "randomized"} or None
         The rounding used (``None``: identical samples, no rounding).
     solver_info_ : dict
-        ``solver``, ``status`` and ``n_iter``; from cvxpy the back end's ``objective`` and
-        times, from ``solver="lowrank"`` the certificate (``upper``, ``lower``, ``gap``,
-        ``rel_gap``, ``converged``, ``history``, ...).
+        ``solver`` (the one used), ``status`` and ``n_iter``; from cvxpy the back end's
+        ``objective`` and times, from ``solver="lowrank"`` the certificate (``upper``,
+        ``lower``, ``gap``, ``rel_gap``, ``converged``, ``history``, ``mix``, ...), with
+        ``n_components`` also ``n_components`` and ``newton_steps``.
     n_features_in_ : int
         Number of features seen in ``fit``.
 
@@ -381,7 +423,8 @@ class SDPMMC(LabelFreeMixin, ClusterMixin, BaseEstimator):
     relaxation is often not tight (``M_`` far from rank one) and the rounding matters; a
     smaller ``omega(y)`` is not necessarily a higher agreement with classes.
     ``fit`` checks :meth:`memory_bytes` against ``mmcedu.get_config()["memory_budget"]``
-    before allocating anything n x n (:class:`~mmcedu.exceptions.MemoryBudgetError`).
+    before allocating anything n x n (:class:`~mmcedu.exceptions.MemoryBudgetError`, naming
+    ``n_components``).
 
     Label-free rule (:meth:`label_free_rule`): the RBF width over
     ``gamma_grid(X, octaves=LABEL_FREE_OCTAVES)`` (``median_gamma(X) / 4`` to
@@ -395,7 +438,8 @@ class SDPMMC(LabelFreeMixin, ClusterMixin, BaseEstimator):
     :data:`mmcedu.balance.BALANCE_WARN_FRACTION` of the samples (e.g. ``SDPMMC()`` on
     standardized iris, 50/100, where ``balance=0.1`` allows at most 68/82);
     ``DegenerateDataWarning`` for identical samples (one cluster, no solve) or a degenerate
-    RBF kernel; ``UserWarning`` for ``solver="cvxpy"`` above 300 samples.
+    RBF kernel; ``UserWarning`` for ``solver="cvxpy"`` above 300 samples and for the exact
+    kernel with ``solver="lowrank"`` above 3,000.
 
     References
     ----------
@@ -428,9 +472,10 @@ class SDPMMC(LabelFreeMixin, ClusterMixin, BaseEstimator):
         "center": ["boolean"],
         "rounding": [StrOptions({"auto", "eigenvector", "randomized"})],
         "n_hyperplanes": [Interval(Integral, 1, None, closed="left")],
-        "solver": [StrOptions({"cvxpy", "lowrank"})],
+        "solver": [StrOptions({"auto", "cvxpy", "lowrank"})],
         "cvxpy_solver": [str, None],
         "solver_options": [dict, None],
+        "n_components": [Interval(Integral, 1, None, closed="left"), None],
         "rank": [Interval(Integral, 1, None, closed="left"), None],
         "max_iter": [Interval(Integral, 1, None, closed="left")],
         "tol": [Interval(Real, 0, None, closed="neither")],
@@ -438,8 +483,8 @@ class SDPMMC(LabelFreeMixin, ClusterMixin, BaseEstimator):
     }
 
     def __init__(self, *, C=1.0, balance=0.1, kernel="rbf", gamma=None, center=True, rounding="auto",
-                 n_hyperplanes=100, solver="cvxpy", cvxpy_solver=None, solver_options=None, rank=None,
-                 max_iter=1000, tol=1e-3, random_state=None):
+                 n_hyperplanes=100, solver="auto", cvxpy_solver=None, solver_options=None, n_components=None,
+                 rank=None, max_iter=1000, tol=1e-3, random_state=None):
         self.C = C
         self.balance = balance
         self.kernel = kernel
@@ -450,6 +495,7 @@ class SDPMMC(LabelFreeMixin, ClusterMixin, BaseEstimator):
         self.solver = solver
         self.cvxpy_solver = cvxpy_solver
         self.solver_options = solver_options
+        self.n_components = n_components
         self.rank = rank
         self.max_iter = max_iter
         self.tol = tol
@@ -458,16 +504,33 @@ class SDPMMC(LabelFreeMixin, ClusterMixin, BaseEstimator):
     def memory_bytes(self, n_samples, n_features=None):
         """Bytes of the largest arrays a fit with these parameters holds at once (an int).
 
+        The solver is the one ``fit`` uses at ``n_samples`` (``"auto"`` resolved).
         ``solver="cvxpy"``: ``2000 n^2``, cvxpy's problem data for the ``n (n + 1) / 2``
         unknowns in ``M`` (0.7 GB at n = 600). ``solver="lowrank"``: sixteen n x n float64
         arrays, ``128 n^2`` (1.2 GB at n = 3000): six live ones (the kernel, ``K o V V^T``,
         ``V V^T``, the certificate's matrix...) and as much again for temporaries and LAPACK's
-        workspace. ``n_features`` does not enter.
+        workspace. ``n_components = m`` (rank ``r``): ``8 (1.1 n (m + 2) + 24 n r + 40 n +
+        5 (m r)^2 + 4096 m r + 24576 (m + 2))``, linear in n: the factor ``Z`` and the coarse
+        start's tenth of it, the n x r and n-vectors of the solver, its Newton systems of order
+        at most ``m r`` and the certificate's blocks of rows. ``n_features`` does not enter.
         """
         n = int(n_samples)
-        if self.solver == "lowrank":
+        if self.n_components is not None:
+            m = min(int(self.n_components), n)
+            r = _factor_rank(n, m, self.rank)
+            return 8 * (11 * n * (m + 2) // 10 + 24 * n * r + 40 * n + 5 * (m * r) ** 2 + 4096 * m * r
+                        + 24576 * (m + 2))
+        if self._resolved_solver(n) == "lowrank":
             return array_bytes((_LOWRANK_ARRAYS, n, n))
         return _CVXPY_BYTES_PER_ENTRY * n * n
+
+    def _resolved_solver(self, n):
+        """The solver ``fit`` uses at ``n`` samples: ``solver``, or for ``"auto"`` the rule."""
+        if self.solver != "auto":
+            return self.solver
+        if self.n_components is None and (n <= _AUTO_CVXPY_MAX_N or self.C is None):
+            return "cvxpy"
+        return "lowrank"
 
     def _label_free_grid(self, X):
         return {"gamma": gamma_grid(X, octaves=LABEL_FREE_OCTAVES)}
@@ -482,8 +545,9 @@ class SDPMMC(LabelFreeMixin, ClusterMixin, BaseEstimator):
         random permutations ``sigma`` of ``y`` (same cluster sizes), drawn by ``random_state``:
         ``omega`` is a maximum, not a quadratic form in ``y``, so there is no closed form. A
         ratio, because raw ``omega`` values are not comparable across kernel widths. ``omega``
-        is evaluated by L-BFGS-B on the box. ``X`` is the data the estimator was fitted on (the
-        kernel matrix with ``kernel="precomputed"``).
+        is evaluated by L-BFGS-B on the box (with ``n_components``: on the kernel ``Z Z^T`` of
+        the fitted factor map, by Newton's method in the primal). ``X`` is the data the estimator was
+        fitted on (the kernel matrix with ``kernel="precomputed"``).
 
         Returns a float: NaN for the hard margin ``C=None`` (a random labeling's value is
         infinite), for fewer than two clusters, or when the chance level is not positive.
@@ -491,17 +555,21 @@ class SDPMMC(LabelFreeMixin, ClusterMixin, BaseEstimator):
         check_is_fitted(self)
         if self.C is None or self.n_clusters_ != 2:
             return np.nan
-        K = self._raw_kernel(X)
-        if self.center:
-            K = K - K.mean(axis=0)[None, :] - K.mean(axis=1)[:, None] + K.mean()
+        if self.n_components is not None:
+            Z = self._kernel_factor(np.asarray(X, dtype=float))
+            omega = lambda y: _factor_omega(Z, y, self.C)  # noqa: E731
+        else:
+            K = self._raw_kernel(X)
+            if self.center:
+                K = K - K.mean(axis=0)[None, :] - K.mean(axis=1)[:, None] + K.mean()
+            omega = lambda y: _svm_dual_lbfgs(K * np.outer(y, y), self.C)  # noqa: E731
         y = np.where(self.labels_ == 0, 1.0, -1.0)
         rng = check_random_state(random_state)
-        omega = _svm_dual_lbfgs(K * np.outer(y, y), self.C)
-        chance = np.mean([_svm_dual_lbfgs(K * np.outer(ys, ys), self.C)
-                          for ys in (rng.permutation(y) for _ in range(_N_CHANCE_LABELINGS))])
+        value = omega(y)
+        chance = np.mean([omega(ys) for ys in (rng.permutation(y) for _ in range(_N_CHANCE_LABELINGS))])
         if not chance > 0:
             return np.nan
-        return float(1.0 - omega / chance)
+        return float(1.0 - value / chance)
 
     def _raw_kernel(self, X):
         """The uncentred kernel of ``X`` with the fitted width (``X`` for "precomputed")."""
@@ -517,37 +585,58 @@ class SDPMMC(LabelFreeMixin, ClusterMixin, BaseEstimator):
         n = X.shape[0]
         check_n_clusters(n, 2)
         rng = check_random_state(self.random_state)
-        alternative = "Use solver='lowrank' (about 128 n^2 bytes) or fewer samples."
-        if self.solver == "lowrank":
-            alternative = "Use fewer samples (a subsample), or GMMC(solver='lowrank')."
-        what = f"SDPMMC(solver={self.solver!r}) for n = {n:,} ({n * (n + 1) // 2:,} unknowns in M)"
-        check_memory(self.memory_bytes(n), what=what, alternative=alternative)
+        solver = self._resolved_solver(n)
+        self._check_memory(n, solver)
+        if self.n_components is not None:
+            return self._fit_factor(X, rng)
         K, identical = self._centred_kernel(X)
         if identical:
-            return self._fit_identical(K, n)
+            return self._fit_identical(n, svm_dual_objective(K, np.ones(n), self.C), K)
         l = max_imbalance(n, self.balance)
-        if self.solver == "lowrank":
+        if solver == "lowrank":
             M, alpha, info, objective = self._solve_lowrank(K, l, rng)
         else:
             M, alpha, info, objective = self._solve_cvxpy(K, l)
-        self.rounding_ = _resolve_rounding(self.rounding, self.solver, n)
+        self.rounding_ = _resolve_rounding(self.rounding, solver, n)
         if self.rounding_ == "eigenvector":
             y_pm = eigenvector_rounding(M, l)
             omega = svm_dual_objective(K, y_pm, self.C)
         else:
             y_pm, omega = randomized_rounding(M, K, self.C, l, n_hyperplanes=self.n_hyperplanes,
                                               random_state=rng)
+        self.M_, self.kernel_matrix_ = M, K
+        return self._set_result(y_pm, omega, objective, alpha, info, l, balance_moves(M, l))
+
+    def _set_result(self, y_pm, omega, objective, alpha, info, l, moves):
+        """The fitted attributes from the rounded labels ``y_pm`` and the solve."""
         self.labels_ = (y_pm < 0).astype(int)
         self.n_clusters_ = int(np.unique(self.labels_).size)
-        self.M_ = M
-        self._check_balance_decided(l)
+        self._check_balance_decided(l, moves)
         self.objective_ = float(objective)
         self.labeling_objective_ = float(omega)
         self.dual_coef_ = alpha
-        self.kernel_matrix_ = K
         self.solver_info_ = info
         self.n_iter_ = info.get("n_iter")
         return self
+
+    def _check_memory(self, n, solver):
+        """:meth:`memory_bytes` against the memory budget, before anything is allocated."""
+        factor = ("Pass n_components=200 (a Nystroem kernel factor: memory O(n n_components), no n x n "
+                  "array), or fit a subsample.")
+        if self.n_components is not None:
+            if self.kernel == "precomputed" or solver == "cvxpy" or self.C is None:
+                raise ValueError(f"n_components={self.n_components} (the kernel factor Z Z^T) needs the "
+                                 "samples (kernel 'rbf' or 'linear'), solver 'auto' or 'lowrank' and a "
+                                 f"finite C; got kernel={self.kernel!r}, solver={self.solver!r}, "
+                                 f"C={self.C!r}. Set n_components=None for the exact kernel.")
+            what = (f"SDPMMC(n_components={self.n_components}) for n = {n:,} (the n x n_components factor "
+                    "and the solver's n x rank arrays)")
+            check_memory(self.memory_bytes(n), what=what,
+                         alternative="Lower n_components, or fit a subsample.")
+            return
+        what = f"SDPMMC(solver={solver!r}) for n = {n:,} ({n * (n + 1) // 2:,} unknowns in M)"
+        lowrank = "Use solver='lowrank' (about 128 n^2 bytes), or " if solver == "cvxpy" else ""
+        check_memory(self.memory_bytes(n), what=what, alternative=lowrank + factor)
 
     def _centred_kernel(self, X):
         """The symmetric (centred) kernel of ``X`` and whether all samples are identical."""
@@ -556,13 +645,7 @@ class SDPMMC(LabelFreeMixin, ClusterMixin, BaseEstimator):
             K = check_kernel_matrix(X, psd=True)
             identical = False
         else:
-            X = X.astype(np.float64)
-            identical = all_identical(X)
-            if not identical:
-                check_scale(X)
-            if self.kernel == "rbf":
-                self.gamma_ = float(self.gamma) if self.gamma is not None else (
-                    1.0 if identical else median_gamma(X))
+            X, identical = self._checked_samples(X)
             K = self._raw_kernel(X)
             check_finite_result(K, what=f"The {self.kernel} kernel matrix", hint="the squared distances / "
                                 "inner products overflow float64; standardize X.")
@@ -575,13 +658,73 @@ class SDPMMC(LabelFreeMixin, ClusterMixin, BaseEstimator):
             identical = float(np.max(np.abs(K))) <= 1e-12 * max(1.0, float(np.max(np.abs(X))))
         return K, identical
 
-    def _solve_lowrank(self, K, l, rng):
-        """``solver="lowrank"``: ``(M, alpha, info, certified lower bound)``, with its warning."""
-        n = K.shape[0]
-        V, info = solve_sdp_mmc_lowrank(K, self.C, self.balance, rank=self.rank, max_iter=self.max_iter,
-                                        tol=self.tol, random_state=rng)
-        M = (1.0 - info["mix"]) * (V @ V.T)
-        M[np.diag_indices(n)] += info["mix"]
+    def _checked_samples(self, X):
+        """``X`` in float64 and whether its samples are all identical; sets ``gamma_``."""
+        X = X.astype(np.float64)
+        identical = all_identical(X)
+        if not identical:
+            check_scale(X)
+        if self.kernel == "rbf":
+            self.gamma_ = float(self.gamma) if self.gamma is not None else (
+                1.0 if identical else median_gamma(X))
+        return X, identical
+
+    def _kernel_factor(self, X, rng=None):
+        """The centred factor ``Z`` (n x m) with ``Z Z^T ~`` the kernel of ``X``, built in row blocks;
+        with ``rng`` the map (Nystroem landmarks, principal directions) is fitted first."""
+        n, m = X.shape[0], min(int(self.n_components), X.shape[0])
+        if rng is not None and self.kernel == "rbf":
+            self._factor_map = Nystroem(kernel="rbf", gamma=self.gamma_, n_components=m,
+                                        random_state=rng).fit(X)
+        elif rng is not None:
+            self._factor_map = None if m >= X.shape[1] else np.linalg.svd(
+                X - X.mean(axis=0), full_matrices=False)[2][:m].T
+        Z = np.empty((n, m if self.kernel == "rbf" or self._factor_map is not None else X.shape[1]))
+        for lo in range(0, n, _FACTOR_BLOCK):
+            rows = slice(lo, lo + _FACTOR_BLOCK)
+            if self.kernel == "rbf":
+                Z[rows] = self._factor_map.transform(X[rows])
+            else:
+                Z[rows] = X[rows] if self._factor_map is None else X[rows] @ self._factor_map
+        Z -= Z.mean(axis=0)
+        check_finite_result(Z, what="The kernel factor", hint="standardize X.")
+        return Z
+
+    def _fit_factor(self, X, rng):
+        """``n_components``: the SDP for the centred factor ``Z Z^T ~ K``, nothing n x n."""
+        n = X.shape[0]
+        self.gamma_ = None
+        X, identical = self._checked_samples(X)
+        if self.kernel == "rbf" and not identical:  # the width test on at most 500 samples
+            sub = X if n <= 500 else X[np.sort(check_random_state(0).choice(n, 500, replace=False))]
+            warn_degenerate_kernel(rbf_kernel(sub, gamma=self.gamma_), self.gamma_, who="SDPMMC",
+                                   stacklevel=4)
+        if identical:
+            return self._fit_identical(n, 2.0 * n * float(self.C))
+        Z = self._kernel_factor(X, rng)
+        l = max_imbalance(n, self.balance)
+        V, info = solve_sdp_mmc_factor(Z, self.C, self.balance, rank=self.rank, max_iter=self.max_iter,
+                                       tol=self.tol, random_state=rng)
+        alpha, lower = self._lowrank_result(V, info)
+        del info["T"], info["U"]
+        info.update(n_components=Z.shape[1])
+        lead = np.linalg.svd(V, full_matrices=False)[0][:, 0]  # the leading eigenvector of M
+        first = _canonical(balanced_sign(lead, l))
+        omega = lambda y: _factor_omega(Z, y, self.C)  # noqa: E731
+        self.rounding_ = _resolve_rounding(self.rounding, "lowrank", n)
+        if self.rounding_ == "eigenvector":
+            y_pm, value = first, omega(first)
+        else:  # Gaussian hyperplanes for M = (1 - mix) V V^T + mix I
+            a, b = np.sqrt(1.0 - info["mix"]), np.sqrt(info["mix"])
+            y_pm, value = _hyperplane_rounding(
+                lambda: a * (V @ rng.standard_normal(V.shape[1])) + b * rng.standard_normal(n), first, omega,
+                l, self.n_hyperplanes)
+        self.M_ = self.kernel_matrix_ = None
+        return self._set_result(y_pm, value, lower, alpha, info, l, _sign_moves(lead, l))
+
+    def _lowrank_result(self, V, info):
+        """``duality_gap_``, ``M_factor_``, the warning of an unconverged ``solver="lowrank"``, and
+        ``(alpha, certified lower bound)``."""
         lower = max(0.0, info["lower"])
         self.duality_gap_ = float(info["upper"] - lower)
         self.M_factor_ = V
@@ -589,9 +732,24 @@ class SDPMMC(LabelFreeMixin, ClusterMixin, BaseEstimator):
             warnings.warn(f"SDPMMC(solver='lowrank') stopped after {info['n_iter']} iterations "
                           f"(max_iter={self.max_iter}) with certified relative gap {info['rel_gap']:.3g} > "
                           f"tol={self.tol:g} (SDP value in [{lower:.6g}, {info['upper']:.6g}]): M_ is not "
-                          "optimal. Increase max_iter or tol.", SolverWarning, stacklevel=3)
-        alpha = info.pop("alpha")
+                          "optimal. Increase max_iter or tol.", SolverWarning, stacklevel=4)
         info.update(solver="lowrank", status="optimal" if info["converged"] else "max_iter")
+        return info.pop("alpha"), lower
+
+    def _solve_lowrank(self, K, l, rng):
+        """``solver="lowrank"``: ``(M, alpha, info, certified lower bound)``, with its warning."""
+        n = K.shape[0]
+        if n > _SLOW_LOWRANK_N:
+            warnings.warn(f"SDPMMC(solver='lowrank') on the exact kernel for n_samples={n}: each "
+                          "certificate is an eigenvalue of an n x n matrix, O(n^3); the fit takes tens of "
+                          "minutes or more. Pass n_components=200 (a Nystroem kernel factor, time and memory "
+                          "linear in n).",
+                          UserWarning, stacklevel=3)
+        V, info = solve_sdp_mmc_lowrank(K, self.C, self.balance, rank=self.rank, max_iter=self.max_iter,
+                                        tol=self.tol, random_state=rng)
+        M = (1.0 - info["mix"]) * (V @ V.T)
+        M[np.diag_indices(n)] += info["mix"]
+        alpha, lower = self._lowrank_result(V, info)
         return M, alpha, info, lower
 
     def _solve_cvxpy(self, K, l):
@@ -630,10 +788,11 @@ class SDPMMC(LabelFreeMixin, ClusterMixin, BaseEstimator):
                       SolverWarning, stacklevel=4)
         return lower
 
-    def _check_balance_decided(self, l):
-        """``balance_decided_``, with a :class:`BalanceWarning` when the bound decided the split."""
+    def _check_balance_decided(self, l, moves):
+        """``balance_decided_`` from ``moves = balance_moves(M, l)``, with a :class:`BalanceWarning`
+        when the bound decided the split."""
         n = self.labels_.size
-        self.balance_decided_, free_sizes = balance_moves(self.M_, l)
+        self.balance_decided_, free_sizes = moves
         if self.balance_decided_ < BALANCE_WARN_FRACTION * n:
             return
         sizes = sorted(np.bincount(self.labels_, minlength=2).tolist())
@@ -647,16 +806,16 @@ class SDPMMC(LabelFreeMixin, ClusterMixin, BaseEstimator):
                       "criterion='transfer_stability').fit(X) (mmcedu.model_selection).",
                       BalanceWarning, stacklevel=3)
 
-    def _fit_identical(self, K, n):
-        """All samples identical: one cluster, no solve."""
+    def _fit_identical(self, n, omega, K=None):
+        """All samples identical: one cluster, no solve (``omega``: that of the single cluster)."""
         warnings.warn(f"SDPMMC: all {n} samples are identical (for the kernel): there is no cluster "
                       "structure and every split has the same objective; every sample is put in cluster 0 "
                       "(n_clusters_=1).", DegenerateDataWarning, stacklevel=3)
         self.labels_ = np.zeros(n, dtype=int)
         self.n_clusters_ = 1
-        self.M_ = np.ones((n, n))
+        self.M_ = None if K is None else np.ones((n, n))
         self.M_factor_ = self.duality_gap_ = self.rounding_ = None
-        self.objective_ = self.labeling_objective_ = float(svm_dual_objective(K, np.ones(n), self.C))
+        self.objective_ = self.labeling_objective_ = float(omega)
         self.dual_coef_ = np.full(n, np.inf if self.C is None else float(self.C))
         self.kernel_matrix_ = K
         self.solver_info_ = {"solver": None, "status": "identical samples", "n_iter": 0}

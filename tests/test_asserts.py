@@ -44,10 +44,7 @@ CLOCK_WORD = re.compile(r"time|secs|seconds|\(s\)", re.IGNORECASE)  # "(s)": a c
 FILE_READS = {"open", "DictReader", "read_csv", "loadtxt", "genfromtxt", "read_text", "read_bytes"}
 FILE_LOADERS = {"json", "np", "numpy", "pickle", "yaml"}  # their ``load``/``safe_load`` read a file
 # chapter stem -> reason, for a chapter whose fix is on its way
-XFAIL = {
-    n: "moving its stored-result asserts to tests/ (issue 25)"
-    for n in ("02_sdp_mmc", "03_gmmc", "05_emmc", "06_svc", "07_robust_ensemble", "09_comparison")
-}
+XFAIL = {}
 
 
 def _code(path):
@@ -278,7 +275,8 @@ def test_chapter_asserts_can_fail(path):
             "committed file",
         ),
         (
-            "import json\ndef load(p):\n    return json.load(open(p))\nt = load('t.json')\nassert t['a'] == (1, 2)",
+            "import json\ndef load(p):\n    return json.load(open(p))\n"
+            "t = load('t.json')\nassert t['a'] == (1, 2)",
             "committed file",
         ),
     ],

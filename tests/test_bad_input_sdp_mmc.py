@@ -263,16 +263,55 @@ def test_ctrl_c_during_an_scs_solve_is_a_keyboardinterrupt():
 # Memory and time guards (before allocating, before solving)
 # ------------------------------------------------------------------------------------------
 def test_the_memory_formulas():
-    assert SDPMMC().memory_bytes(600) == 2000 * 600**2
+    assert SDPMMC(solver="cvxpy").memory_bytes(600) == 2000 * 600**2
     assert SDPMMC(solver="lowrank").memory_bytes(1000, n_features=5) == 128 * 1000**2
+    m, r, n = 200, 10, 10**5
+    assert SDPMMC(n_components=m).memory_bytes(n) == 8 * (11 * n * (m + 2) // 10 + 24 * n * r + 40 * n
+                                                          + 5 * (m * r) ** 2 + 4096 * m * r + 24576 * (m + 2))
 
 
-@pytest.mark.parametrize("solver, alternative", [("cvxpy", "solver='lowrank'"),
-                                                 ("lowrank", "subsample")])
+@pytest.mark.parametrize("solver, alternative", [("cvxpy", "solver='lowrank'.*n_components"),
+                                                 ("lowrank", "n_components.*subsample"),
+                                                 ("auto", "n_components=200")])
 def test_the_memory_guard_refuses_before_allocating(solver, alternative, forbid_solve):
     Xbig = np.random.RandomState(0).randn(40000, 2)  # the kernel alone would be 12.8 GB
     with pytest.raises(MemoryBudgetError, match=rf"n = 40,000.*memory budget.*{alternative}"):
         SDPMMC(random_state=0, gamma=0.5, solver=solver).fit(Xbig)
+
+
+def test_the_factor_path_has_its_own_memory_guard(forbid_solve):
+    with mmcedu.config_context(memory_budget=SDPMMC(n_components=5).memory_bytes(20) - 1):
+        with pytest.raises(MemoryBudgetError, match=r"n_components=5.*Lower n_components"):
+            SDPMMC(n_components=5, random_state=0).fit(X)
+
+
+@pytest.mark.parametrize("params", [{"kernel": "precomputed"}, {"solver": "cvxpy"}, {"C": None}])
+def test_n_components_refuses_what_it_cannot_do(params, forbid_solve):
+    data = rbf_kernel(X, gamma=0.5) if params.get("kernel") == "precomputed" else X
+    with pytest.raises(ValueError, match=r"n_components=5 .*n_components=None for the exact kernel"):
+        SDPMMC(n_components=5, **params).fit(data)
+
+
+def test_a_long_exact_lowrank_fit_names_n_components(monkeypatch):
+    import mmcedu.sdp_mmc as sdp
+
+    monkeypatch.setattr(sdp, "_SLOW_LOWRANK_N", 19)
+    _, ws = fit_recording(SDPMMC(random_state=0, solver="lowrank"), X)
+    assert said(ws, r"n_samples=20.*O\(n\^3\).*n_components=200", UserWarning)
+
+
+@pytest.mark.parametrize("kernel", ["rbf", "linear"])
+def test_identical_points_on_the_factor_path_give_one_cluster(kernel, forbid_solve):
+    m, ws = fit_recording(SDPMMC(random_state=0, kernel=kernel, n_components=5), np.ones((20, 2)))
+    assert said(ws, "identical", DegenerateDataWarning) and m.n_clusters_ == 1 and m.M_ is None
+    assert m.objective_ == m.labeling_objective_ == 2.0 * 20
+
+
+def test_a_factor_fit_at_max_iter_warns_with_the_gap():
+    Xg, _ = two_gaussians(40, random_state=0)
+    m, ws = fit_recording(SDPMMC(random_state=0, n_components=10, max_iter=1, tol=1e-9), Xg)
+    assert said(ws, r"stopped after 1 iterations.*certified relative gap", SolverWarning)
+    assert 0 <= m.objective_ <= m.labeling_objective_ and m.duality_gap_ > 0
 
 
 def test_the_memory_guard_follows_the_budget(forbid_solve):
@@ -289,7 +328,7 @@ def test_a_long_cvxpy_solve_is_announced_before_solving(forbid_solve):
     with warnings.catch_warnings(record=True) as ws:
         warnings.simplefilter("always")
         with pytest.raises(_Reached):
-            SDPMMC(random_state=0, gamma=0.5).fit(Xn)
+            SDPMMC(random_state=0, gamma=0.5, solver="cvxpy").fit(Xn)
     assert said(ws, r"180,300 unknowns.*minutes to hours.*solver='lowrank'", UserWarning)
 
 

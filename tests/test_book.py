@@ -1,15 +1,19 @@
 """Build the whole book as a reader's machine would, and check the result.
 
-The build executes every notebook afresh (``execute_notebooks: force``) with warnings as
-errors (``-W -n --keep-going``), into a temporary folder. It is the suite's one execution of
-the chapters: a failing cell, a verification assert included, fails the build
-(``raise_on_error: true`` in _config.yml), and ``test_chapter_ran_to_the_end`` names the
-chapter. One chapter alone runs under nbval: ``python -m pytest book/chapters/NN_name.ipynb``.
+Every page runs once per test run, under nbval: ``python -m pytest`` collects ``book/``
+(``testpaths``, ``--nbval-lax``), so a failing cell, a verification assert included, fails the
+run with the notebook and cell named. The root ``conftest.py`` keeps the outputs nbval
+received, and ``built_book`` builds the site from those executions (``execute_notebooks:
+off``, on a copy of the sources) with warnings as errors (``-W -n --keep-going``); it refuses to
+build when a page failed under nbval. Run alone (``python -m pytest tests/test_book.py``), with
+no nbval executions in the same run, it builds as README command (a) does, executing every
+notebook afresh (``execute_notebooks: force``, ``raise_on_error``).
 """
 
 import html as html_lib
 import json
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -31,12 +35,57 @@ CDN_HOSTS = [
 ]
 
 
+def _executed_copy(executed, pages, dest):
+    """A copy of the book's sources in ``dest`` whose notebooks hold the outputs that nbval
+    received in this test run, with execution off and a status page listing those runs."""
+    for name in ("_config.yml", "_toc.yml"):
+        shutil.copy(ROOT / name, dest / name)
+    shutil.copytree(
+        ROOT / "book", dest / "book", ignore=shutil.ignore_patterns("_build", ".ipynb_checkpoints")
+    )
+    config = yaml.safe_load((dest / "_config.yml").read_text())
+    config["execute"]["execute_notebooks"] = "off"
+    (dest / "_config.yml").write_text(yaml.safe_dump(config, sort_keys=False))
+    rows = []
+    for page in pages:
+        nb = json.loads(page.read_text())
+        record = executed[str(page.resolve())]
+        count = 0
+        for cell in nb["cells"]:
+            if cell["cell_type"] != "code" or cell.get("id") not in record["outputs"]:
+                continue
+            count += 1
+            cell["execution_count"] = count
+            cell["outputs"] = [dict(o) for o in record["outputs"][cell["id"]]]
+            for out in cell["outputs"]:
+                if out["output_type"] == "execute_result":
+                    out["execution_count"] = count
+        (dest / page.relative_to(ROOT)).write_text(json.dumps(nb, indent=1, ensure_ascii=False) + "\n")
+        doc = page.relative_to(ROOT / "book").with_suffix("").as_posix()
+        rows.append(f"| {{doc}}`{doc}` | {count} | {record['seconds']:.0f} | \u2705 |")
+    status = (ROOT / "book/status.md").read_text()
+    table = "| notebook | code cells run | run time (s) | status |\n|---|---:|---:|---|\n" + "\n".join(rows)
+    (dest / "book/status.md").write_text(status.replace("```{nb-exec-table}\n```", table))
+
+
 @pytest.fixture(scope="module")
-def built_book(tmp_path_factory):
+def built_book(tmp_path_factory, request):
     out = tmp_path_factory.mktemp("book")
+    executed = getattr(request.config, "mmcedu_executed", {})
+    pages = [ROOT / f"{f}.ipynb" for f in _toc_files() if (ROOT / f"{f}.ipynb").exists()]
+    source = ROOT
+    if pages and all(str(p.resolve()) in executed for p in pages):
+        failed = {
+            p.name: executed[str(p.resolve())]["failed"]
+            for p in pages
+            if executed[str(p.resolve())]["failed"]
+        }
+        assert not failed, f"pages that failed under nbval (code cells): {failed}"
+        source = tmp_path_factory.mktemp("sources")
+        _executed_copy(executed, pages, source)
     jb = Path(sys.executable).with_name("jupyter-book")
     proc = subprocess.run(
-        [str(jb), "build", str(ROOT), "--path-output", str(out), "-W", "-n", "--keep-going"],
+        [str(jb), "build", str(source), "--path-output", str(out), "-W", "-n", "--keep-going"],
         capture_output=True,
         text=True,
         timeout=1800,

@@ -32,7 +32,7 @@ def test_every_method_has_a_budget_of_at_most_g_points_and_a_rule():
     for m, spec in comparison.METHODS.items():
         est, grid, criterion, tolerance = spec.setup(X, k, 0)
         if grid is None:
-            assert criterion is None and rules[m] == "none (k given)", m
+            assert criterion is None and rules[m] == "none (default settings, one fit)", m
             continue
         (values,) = grid.values()
         assert len(values) == comparison.GRID_SIZE, m
@@ -44,20 +44,20 @@ def test_every_method_has_a_budget_of_at_most_g_points_and_a_rule():
 
 
 def test_records_hold_the_label_free_choice_and_the_best_grid_point():
-    recs = comparison.run_comparison(methods=["k-means", "spectral"], tasks=["two circles"],
+    recs = comparison.run_comparison(methods=["k-means", "UMC-RLS"], tasks=["two circles"],
                                      n_samples=60, seeds=[0, 1])
     assert [(r["method"], r["seed"]) for r in recs] == [("k-means", 0), ("k-means", 1),
-                                                        ("spectral", 0), ("spectral", 1)]
+                                                        ("UMC-RLS", 0), ("UMC-RLS", 1)]
     km, sp = recs[0], recs[2]
     assert km["ari_best"] == km["ari_free"] and km["param_free"] == {}  # one fit, no choice
     X, y, k = comparison.load_task("two circles", 0, 60)
-    est, grid, _, _ = comparison.METHODS["spectral"].setup(X, k, 0)
+    est, grid, _, _ = comparison.METHODS["UMC-RLS"].setup(X, k, 0)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         # the best grid point: the highest ARI of fits to all the data, recomputed here
-        aris = [adjusted_rand_score(y, clone(est).set_params(gamma=g).fit_predict(X)) for g in grid["gamma"]]
-        # the label-free choice: LabelFreeSearch with the method's rule, refitted
-        search = LabelFreeSearch(est, grid, criterion="eigengap", random_state=0).fit(X)
+        aris = [adjusted_rand_score(y, clone(est).set_params(gamma=g).fit(X).labels_) for g in grid["gamma"]]
+        # the label-free choice: LabelFreeSearch with the estimator's own rule, refitted
+        search = LabelFreeSearch(est, n_resamples=3, random_state=0).fit(X)
     assert sp["ari_best"] == pytest.approx(max(aris))
     assert sp["param_free"] == search.best_params_
     assert sp["ari_free"] == pytest.approx(adjusted_rand_score(y, search.labels_))
@@ -88,6 +88,51 @@ def test_quick_protocol_has_five_seeds_and_no_slow_methods():
     assert est.max_iter == comparison.GMMC_MAX_ITER < 5000 and len(grid["gamma"]) == comparison.GRID_SIZE
     assert set(comparison.TASKS_QUICK) <= set(comparison.TASKS)
     assert {"iris", "wine", "breast cancer"} <= set(comparison.TASKS_QUICK) & set(comparison.REAL)
+
+
+def test_baselines_run_once_at_their_documented_defaults():
+    """No baseline is tuned by a rule (no silhouette-tuned density clustering, no eigengap over
+    widths); each gets its default settings and the true k where it takes one."""
+    from sklearn.cluster import HDBSCAN, SpectralClustering
+    from sklearn.mixture import GaussianMixture
+
+    X, _, k = comparison.load_task("iris", 0)
+    assert set(comparison.BASELINES) == {"k-means", "GMM", "Ward", "single linkage",
+                                         "spectral (nn)", "Genie", "HDBSCAN"}
+    for m in comparison.BASELINES:
+        est, grid, criterion, tol = comparison.METHODS[m].setup(X, k, 0)
+        assert grid is None and criterion is None and tol == 0.0, m
+    est = {m: comparison.METHODS[m].setup(X, k, 0)[0] for m in comparison.BASELINES}
+    assert isinstance(est["GMM"], GaussianMixture) and est["GMM"].covariance_type == "full"
+    assert est["GMM"].n_init >= 10 and est["GMM"].n_components == k
+    assert isinstance(est["spectral (nn)"], SpectralClustering)
+    assert est["spectral (nn)"].affinity == "nearest_neighbors" and est["spectral (nn)"].n_clusters == k
+    assert est["spectral (nn)"].n_neighbors == SpectralClustering().n_neighbors  # the default
+    genie = type(est["Genie"])  # genieclust.Genie (a dependency of the laboratory, not of the tests)
+    assert genie.__module__.startswith("genieclust") and est["Genie"].n_clusters == k
+    assert est["Genie"].gini_threshold == genie().gini_threshold
+    assert est["HDBSCAN"].get_params() == HDBSCAN().get_params()
+    assert est["k-means"].n_clusters == est["Ward"].n_clusters == k
+
+
+def test_development_and_held_out_tasks_are_apart():
+    """A rule is judged only on tasks it was not chosen on: the held-out tasks are none of the
+    label-free study's eleven development tasks nor the ten tasks of GMMC's guard study."""
+    dev, held = set(comparison.DEVELOPMENT), set(comparison.HELDOUT)
+    assert not dev & held and set(comparison.TASKS) <= dev | held
+    assert set(comparison.TASKS_QUICK) & held == {"digits 2 vs 7", "digits 8 vs 9", "two spirals"}
+    guard_study = {"digits 0 vs 6", "digits 4 vs 9", "digits 5 vs 9", "digits 2 vs 3",
+                   "moons (noise 0.15)", "circles (factor 0.4, noise 0.07)"}
+    assert not held & guard_study
+    for t in held:
+        X, y, k = comparison.load_task(t, 3)
+        assert len(y) == (comparison.N if t != "iris" else 150) and np.unique(y).size == k
+        assert np.allclose(X.mean(0), 0, atol=1e-10)
+    X, y = comparison.two_spirals(100, random_state=1)
+    assert X.shape == (100, 2) and np.bincount(y).tolist() == [50, 50]
+    # the second spiral is the first turned by 180 degrees, up to the noise
+    Xq, _ = comparison.two_spirals(100, noise=0.0, random_state=1)
+    assert np.allclose(Xq[:50], -Xq[50:])
 
 
 def test_summary_and_table_layout():

@@ -129,7 +129,7 @@ def test_the_comparison_runs_on_a_dask_cluster_with_the_serial_results():
     from mmcedu_lab.comparison import run_comparison
     from mmcedu_lab.gmmc import gmmc_kernel_learning
 
-    kw = dict(methods=["k-means", "spectral", "UMC-RLS"], tasks=["two circles", "iris"], n_samples=40)
+    kw = dict(methods=["k-means", "spectral (nn)", "UMC-RLS"], tasks=["two circles", "iris"], n_samples=40)
     serial = run_comparison(**kw, n_jobs=1)
     serial_table = gmmc_kernel_learning(n_jobs=1, refresh=True)
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,

@@ -465,3 +465,113 @@ def test_label_free_rule_is_the_comparisons_rule():
         assert rule == {"param_grid": {"gamma": gamma_grid(X, octaves=(-2, 0, 2, 4, 5, 6, 7, 8))},
                         "criterion": ["transfer_stability"], "tolerance": 0.0}
         assert rule["param_grid"]["gamma"][1] == median_gamma(X)
+
+
+# ---------------------------------------------------------------- the kernel factor (n_components)
+def _fit_quiet(est, X):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return est.fit(X)
+
+
+@pytest.mark.parametrize("data", ["gaussians", "iris"])
+def test_factor_path_with_every_landmark_matches_the_exact_path(data):
+    """n_components = n: Z Z^T is the kernel (to round-off), so the two certified brackets
+    overlap (two Gaussians and standardized iris); where the relaxation is nearly tight (two
+    Gaussians) the rounded clusters agree, on iris the roundings of the two near-optimal M differ."""
+    from sklearn.datasets import load_iris
+    from sklearn.preprocessing import StandardScaler
+
+    X = StandardScaler().fit_transform(load_iris().data) if data == "iris" else (
+        datasets.two_gaussians(80, random_state=0)[0])
+    n = X.shape[0]
+    exact = _fit_quiet(SDPMMC(gamma=0.5, solver="lowrank", random_state=0), X)
+    fact = _fit_quiet(SDPMMC(gamma=0.5, n_components=n, random_state=0), X)
+    assert fact.solver_info_["solver"] == "lowrank" and fact.solver_info_["n_components"] == n
+    assert fact.M_ is None and fact.kernel_matrix_ is None and fact.M_factor_.shape[0] == n
+    lo_e, hi_e = exact.objective_, exact.objective_ + exact.duality_gap_
+    lo_f, hi_f = fact.objective_, fact.objective_ + fact.duality_gap_
+    assert lo_f <= hi_e + 1e-6 and lo_e <= hi_f + 1e-6, ((lo_e, hi_e), (lo_f, hi_f))
+    assert fact.duality_gap_ <= 1e-3 * max(hi_f, 1.0)
+    if data == "gaussians":
+        assert abs(fact.labeling_objective_ - exact.labeling_objective_) <= 1e-5 * exact.labeling_objective_
+        assert clustering_error(exact.labels_, fact.labels_) <= 0.05
+
+
+@pytest.mark.parametrize("seed, weights, balance", [(0, (0.5, 0.5), 0.1), (1, (0.8, 0.2), 0.1),
+                                                    (2, (0.7, 0.3), 0.3)])
+def test_factor_bracket_contains_the_sdp_value_of_the_same_factor_kernel(seed, weights, balance):
+    """The certificate is for Z Z^T: Clarabel's SDP value on that kernel lies in the bracket, and
+    the lower bound holds for any alpha in the box and any balance multipliers."""
+    from mmcedu.sdp_mmc import factor_lower_bound
+
+    X, _ = datasets.two_gaussians(40, weights=weights, random_state=seed)
+    est = _fit_quiet(SDPMMC(gamma=0.5, n_components=15, balance=balance, random_state=0), X)
+    Z = est._kernel_factor(X)  # the fitted map: the factor the solver used
+    assert np.allclose(Z.mean(axis=0), 0.0)
+    delta = solve_sdp_mmc(Z @ Z.T, 1.0, balance, **ACCURATE).delta
+    assert est.objective_ <= delta * (1 + 1e-7)
+    assert delta <= (est.objective_ + est.duality_gap_) * (1 + 1e-7)
+    l, rng = max_imbalance(40, balance), np.random.default_rng(seed)
+    for _ in range(3):
+        alpha, lam = rng.uniform(0.0, 1.0, 40), 0.1 * rng.standard_normal(40)
+        assert factor_lower_bound(Z, alpha, l, est.M_factor_, lam)[0] <= delta * (1 + 1e-7)
+        assert factor_lower_bound(Z, alpha, l, est.M_factor_)[0] <= delta * (1 + 1e-7)
+
+
+def test_factor_path_builds_no_n_by_n_array(monkeypatch):
+    """Memory linear in n, no n x n routine reached, and a measured peak below a quarter of one
+    n x n array."""
+    import tracemalloc
+
+    import mmcedu.sdp_mmc as sdp
+
+    est = SDPMMC(gamma=0.5, n_components=20, random_state=0)
+    b1, b2 = est.memory_bytes(10**5), est.memory_bytes(2 * 10**5)
+    assert 1.9 * b1 <= b2 <= 2.01 * b1 and b1 < 0.01 * 8 * 10**10
+    for name in ("kernel_matrix", "center_kernel", "svm_dual_objective", "sdp_lower_bound",
+                 "solve_sdp_mmc_lowrank", "solve_sdp_mmc"):
+        monkeypatch.setattr(sdp, name, lambda *a, _name=name, **k: pytest.fail(f"{_name} was called"))
+    n = 3000
+    X, y = datasets.two_gaussians(n, random_state=0)
+    tracemalloc.start()
+    try:
+        est.fit(X)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak <= est.memory_bytes(n) and peak < 8 * n * n / 4, peak
+    assert est.solver_info_["converged"] and clustering_error(y, est.labels_) < 0.15
+
+
+def test_auto_solver_is_cvxpy_for_small_n_and_the_hard_margin_lowrank_above():
+    est = SDPMMC()
+    assert est._resolved_solver(200) == "cvxpy" and est._resolved_solver(201) == "lowrank"
+    assert SDPMMC(C=None)._resolved_solver(10**4) == "cvxpy"
+    assert SDPMMC(n_components=50)._resolved_solver(20) == "lowrank"
+    assert SDPMMC(solver="cvxpy")._resolved_solver(10**4) == "cvxpy"
+    assert SDPMMC().memory_bytes(600) == 128 * 600**2 and SDPMMC().memory_bytes(200) == 2000 * 200**2
+    X, _ = datasets.two_gaussians(201, random_state=0)
+    model = SDPMMC(gamma=0.5, random_state=0).fit(X)
+    assert model.solver_info_["solver"] == "lowrank" and model.M_.shape == (201, 201)
+
+
+@pytest.mark.parametrize("kernel", ["linear", "rbf"])
+def test_factor_path_kernels_and_the_objective_contrast(kernel):
+    X, y = datasets.two_gaussians(60, distance=5.0, random_state=0)
+    fact = _fit_quiet(SDPMMC(kernel=kernel, n_components=30, random_state=0), X)
+    assert clustering_error(y, fact.labels_) <= 0.05
+    assert fact.objective_ <= fact.labeling_objective_
+    assert 0.0 < fact.objective_contrast(X, random_state=0) < 1.0
+    if kernel == "linear":  # two features: Z is the centred X, the exact linear kernel
+        exact = SDPMMC(kernel="linear", solver="lowrank", random_state=0).fit(X)
+        assert abs(fact.objective_ - exact.objective_) <= fact.duality_gap_ + exact.duality_gap_ + 1e-8
+
+
+def test_factor_path_randomized_rounding_is_never_worse_than_the_eigenvector():
+    X, _ = datasets.moons(60, noise=0.1, random_state=0)
+    eig = SDPMMC(n_components=40, rounding="eigenvector", random_state=0).fit(X)
+    rnd = SDPMMC(n_components=40, rounding="randomized", n_hyperplanes=20, random_state=0).fit(X)
+    assert rnd.rounding_ == "randomized"
+    assert SDPMMC(n_components=40, random_state=0).fit(X).rounding_ == "randomized"  # n <= 200
+    assert rnd.labeling_objective_ <= eig.labeling_objective_ * (1 + 1e-9)

@@ -50,7 +50,7 @@ def _sdp_mmc_error(task):
     """Clustering error (%) of one SDP MMC fit: ``task = (registered data set, n, gamma)``."""
     data, n, gamma = task
     X, y = load(data, n)
-    model = SDPMMC(gamma=gamma, rounding="randomized", random_state=0)
+    model = SDPMMC(gamma=gamma, solver="cvxpy", rounding="randomized", random_state=0)
     with warnings.catch_warnings():
         # an inaccurate SCS solve still gives labels; the error is what is reported
         warnings.simplefilter("ignore")

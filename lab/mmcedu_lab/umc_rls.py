@@ -44,8 +44,8 @@ from .cache import cached
 from .parallel import map_tasks
 from .registry import DATASETS, PAPER, PaperTable, load, stand_in
 
-__all__ = ["DATA_SETS", "umc_rls_table1", "umc_rls_table2", "umc_rls_selection", "TABLES", "rls_cost",
-           "umc_objective", "flip_delta", "run_search"]
+__all__ = ["DATA_SETS", "protocol", "umc_rls_table1", "umc_rls_table2", "umc_rls_selection", "TABLES",
+           "rls_cost", "umc_objective", "flip_delta", "run_search"]
 
 _SOURCE = "pahikkala2012umc"
 #: The data sets of Table I (the paper's names).
@@ -60,7 +60,9 @@ def _data(name):
     return X, y, DATASETS[data].n_clusters
 
 
-def _protocol(full):
+def protocol(full):
+    """The grid and run counts of the Table I/II protocol: width fractions of sigma_0, log2 of
+    the lambdas, runs that select the grid point and final runs (quick or ``full``)."""
     if full:
         return {
             "fractions": np.round(np.arange(1, 11) / 10, 1),
@@ -131,7 +133,7 @@ def _grids(names, full, progress=None, n_jobs=None):
     point of best mean ARI. Every grid point and every final run is an independent task.
     """
     todo = [name for name in names if (name, bool(full)) not in _CACHE]
-    p = _protocol(full)
+    p = protocol(full)
     points = [(name, float(f), int(e), p["n_select"]) for name in todo
               for f in p["fractions"] for e in p["log2_lambdas"]]
     results = map_tasks(_grid_point, points, n_jobs=n_jobs, progress=progress)
@@ -182,7 +184,7 @@ def _protocol_runs(full, progress=None, n_jobs=None):
     and baseline seeds; Table I reports their means, Table II their maxima.
     """
     names = list(DATA_SETS)
-    p = _protocol(full)
+    p = protocol(full)
     grids = _grids(names, full, progress, n_jobs)
     tasks = [(name, m, s) for name in names for m in _BASELINES for s in range(p["n_final"])]
     aris = map_tasks(_baseline_runs, tasks, n_jobs=n_jobs)
