@@ -335,22 +335,18 @@ class LabelFreeSearch(ClusterMixin, BaseEstimator):
         Large data: the search chooses on random subsets ("choice samples") of this many
         samples (drawn with ``random_state``) and then fits the chosen grid point once on all
         of ``X`` (``labels_``), so the cost of the choice does not grow with ``n``.
-        ``"auto"``: ``min(n_samples, 2000)``; ``None``: every sample (one choice sample,
+        ``"auto"``: ``min(n_samples, 2000)``, or the smaller size an estimator's rule states
+        (:class:`~mmcedu.SDPMMC`: 500); ``None``: every sample (one choice sample,
         ``X`` itself). The estimator's own large-data parameters (``n_components``,
         ``solver``, ...) apply to the final fit.
     n_choice_samples : int or "auto", default="auto"
-        With ``max_samples`` below ``n_samples``: the number ``B`` of choice samples. The
-        grid comes from the first one (its widths relative to that sample); every grid
-        point is scored on each of them as on ``X`` alone, its per-split scores are pooled
-        (its mean score is the mean over every split of every choice sample, undefined scores
-        left out) and it is eligible when it is eligible, with a defined score, in more than
-        half of them. The pooled scores then choose by the
-        usual rule. The choice samples are disjoint when ``B * max_samples <= n_samples``.
-        Pooling ``B`` samples divides the noise of a score by about ``sqrt(B)``: neighbouring
-        grid points whose scores differ by less than one sample's noise are otherwise chosen
-        by the draw, and the choice would change with ``n`` and ``random_state``. ``"auto"``:
-        ``min(5, n_samples // max_samples)`` (at least 1), so ``B = 1`` up to twice
-        ``max_samples``. Ignored when the search uses all of ``X``.
+        With ``max_samples`` below ``n_samples``: the number ``B`` of choice samples
+        (disjoint when ``B * max_samples <= n_samples``). The grid comes from the first; every
+        grid point is scored on each, its mean score is the mean over every split of every
+        choice sample, and it is eligible when eligible, with a defined score, in more than
+        half of them. Pooling divides a score's sampling noise by about ``sqrt(B)``, so that
+        near-ties are not decided by the draw. ``"auto"``: ``min(5, n_samples //
+        max_samples)``, at least 1. Ignored when the search uses all of ``X``.
     refit : bool, default=True
         Fit the best grid point on all the data (``best_estimator_``, ``labels_``).
     verbose : int, default=0
@@ -579,7 +575,8 @@ class LabelFreeSearch(ClusterMixin, BaseEstimator):
         when ``B m <= n`` (consecutive blocks of one random draw), else drawn independently.
         """
         n = X.shape[0]
-        m = min(n, 2000) if self.max_samples == "auto" else (self.max_samples or n)
+        auto = getattr(self.estimator, "_label_free_max_samples", 2000)
+        m = min(n, auto) if self.max_samples == "auto" else (self.max_samples or n)
         self.sample_indices_ = None
         if m >= n:
             self.n_choice_samples_ = 1
@@ -602,17 +599,11 @@ class LabelFreeSearch(ClusterMixin, BaseEstimator):
 
     @staticmethod
     def _combine(parts, crit):
-        """The scores of several choice samples as one search's: their splits side by side.
+        """The scores of several choice samples as one search's (see ``n_choice_samples``).
 
-        ``parts``: per sample, ``(res, full, scores...)`` of :meth:`_fit_grid` and
-        :meth:`_score`. Per criterion, the per-split scores of the samples are put side by
-        side, so a grid point's mean score is its mean over every split of every sample (a
-        criterion scored on one fit per sample, ``score_on="full"``, has one split per
-        sample); a grid point is eligible when it is eligible in more than half the samples,
-        with a defined score there (a criterion that is NaN in a sample, e.g. an estimator's
-        guard, counts against it). With one sample this is that sample's search unchanged;
-        with several, every fit of a grid point (the subsample and full fits of every sample)
-        is in its row of the returned ``res``, and ``full`` is ``None``.
+        Per criterion the per-split scores of the samples sit side by side; a NaN score in a
+        sample (e.g. an estimator's guard) counts against eligibility there. Every fit of a
+        grid point is in its row of the returned ``res``; ``full`` is ``None``.
         """
         if len(parts) == 1:
             res, full, (scores, counts, trivial, full_counts) = parts[0]

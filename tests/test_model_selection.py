@@ -437,6 +437,19 @@ def test_large_data_chooses_on_a_bounded_sample_and_fits_all_the_data_once():
     assert everything.sample_indices_ is None
 
 
+def test_an_estimator_states_the_size_of_its_choice_samples():
+    """SDP MMC's rule fits every width on ten subsamples: it chooses on samples of 500."""
+    from mmcedu import SDPMMC
+
+    X, _ = make_blobs(1200, centers=2, random_state=0)
+    search = LabelFreeSearch(SDPMMC(n_components=20, random_state=0), {"gamma": [0.1]},
+                             criterion="silhouette", refit=False, random_state=0).fit(X)
+    assert SDPMMC._label_free_max_samples == 500 and search.sample_indices_.shape == (2, 500)
+    kmeans = LabelFreeSearch(KMeans(n_init=1), {"n_clusters": [2]}, criterion="silhouette",
+                             refit=False, random_state=0).fit(X)
+    assert kmeans.sample_indices_ is None  # no stated size: 2,000
+
+
 def test_several_choice_samples_pool_their_scores():
     X, _ = make_blobs(1000, centers=3, random_state=0)
     grid = {"n_clusters": [2, 3, 4]}
