@@ -137,8 +137,8 @@ def scale(sizes, r, m_sub, out=None):
 
 def figure1(quick):
     """Figure 1 of Valizadegan & Jin (2006): time of SDP MMC and GMMC versus n."""
-    from mmcedu.report import Table
     from mmcedu_lab.gmmc import scaling
+    from mmcedu_lab.report import Table
 
     sizes = [20, 40, 60, 200, 500] if quick else [20, 40, 60, 80, 200, 500, 1000, 2000]
     sdp_max = 60 if quick else 80

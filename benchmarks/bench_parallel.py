@@ -32,9 +32,9 @@ import time
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
-from mmcedu.report import Table  # noqa: E402
 from mmcedu_lab import all_tables  # noqa: E402
 from mmcedu_lab.parallel import map_tasks  # noqa: E402
+from mmcedu_lab.report import Table  # noqa: E402
 
 
 def _warm(_):

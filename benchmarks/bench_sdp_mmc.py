@@ -113,7 +113,7 @@ def main(argv=None):
         return child(json.loads(args.child))
     from sklearn.metrics import adjusted_rand_score
 
-    from mmcedu.report import Table
+    from mmcedu_lab.report import Table
 
     cvx = args.cvxpy if args.cvxpy is not None else ([25, 50] if args.quick else [50, 100, 200])
     low = args.lowrank if args.lowrank is not None else (

@@ -42,7 +42,7 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 import numpy as np  # noqa: E402
 from _child import run_child_code  # noqa: E402
 
-from mmcedu.report import Table  # noqa: E402
+from mmcedu_lab.report import Table  # noqa: E402
 from mmcedu_lab.support_vector_clustering import labeling_times  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

@@ -38,8 +38,8 @@ from _child import run_child_code  # noqa: E402
 from mmcedu.datasets import blobs  # noqa: E402
 from mmcedu.kernels import max_distance_gamma, nystroem_factor, rbf_kernel  # noqa: E402
 from mmcedu.metrics import adjusted_rand_score  # noqa: E402
-from mmcedu.report import Table  # noqa: E402
 from mmcedu.umc_rls import hat_matrix, low_rank_hat_factor  # noqa: E402
+from mmcedu_lab.report import Table  # noqa: E402
 from mmcedu_lab.umc_rls import run_search  # noqa: E402
 
 LAMBDA = 2.0**-7

@@ -43,7 +43,6 @@ Core helpers (no estimator inside):
 - :mod:`mmcedu.metrics`: clustering error under the best matching, ARI, NMI, and the exact
   chance level of a quadratic objective under random relabelings.
 - :mod:`mmcedu.datasets`: the seeded offline data sets of the book.
-- :mod:`mmcedu.report`: tables that render in notebooks and terminals.
 - :mod:`mmcedu.exceptions`: the errors and warnings of the package, and what each means.
 - :func:`get_config`, :func:`set_config`, :func:`config_context`: package settings (the
   memory budget that dense paths check before allocating).

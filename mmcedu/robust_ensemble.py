@@ -383,7 +383,7 @@ class RobustEnsembleClustering(LabelFreeMixin, ClusterMixin, BaseEstimator):
     rho : float, default=1.01
         Growth factor of ``mu`` (``rho > 1``). A larger ``rho`` reaches a small primal residual
         in fewer iterations but can freeze the iterates before they are stationary (the
-        source's ``1.1`` often does).
+        usual ``rho = 1.1`` of the inexact ALM often does).
     max_iter : int, default=1000
         Maximum number of iterations of the ALM.
     tol : float, default=1e-7
@@ -393,7 +393,7 @@ class RobustEnsembleClustering(LabelFreeMixin, ClusterMixin, BaseEstimator):
         Tolerance of the relative tangent (stationarity) residual
         ``||P_T(Lambda)||_F / max(||Lambda||_F, 1)`` (:func:`tangent_residual`), the
         first-order condition that the iteration does not satisfy by construction.
-        ``numpy.inf`` gives the source's primal-only stopping rule.
+        ``numpy.inf`` gives the usual primal-only rule of the inexact ALM.
     random_state : int, RandomState instance or None, default=None
         Seeds one generator that draws the k-means base clusterings (on data), then the final
         k-means.

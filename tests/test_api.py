@@ -178,7 +178,7 @@ def test_the_intro_lists_each_shared_parameter_once():
 
 
 # ----------------------------------------------------------------------------- layers
-CORE = {"balance", "datasets", "kernels", "metrics", "partitions", "report", "exceptions", "_config", "_base",
+CORE = {"balance", "datasets", "kernels", "metrics", "partitions", "exceptions", "_config", "_base",
         "_validation", "_cvxpy", "_box_qp"}
 ESTIMATOR_MODULES = {"sdp_mmc", "gmmc", "umc_rls", "emmc", "support_vector_clustering",
                      "robust_ensemble"}

@@ -31,8 +31,8 @@ import mmcedu
 from mmcedu import balance, datasets, kernels, metrics, partitions
 from mmcedu.datasets import two_gaussians
 from mmcedu.exceptions import MemoryBudgetError
-from mmcedu.report import Table
 from mmcedu_lab.emmc import balanced_assignment, ordered_balanced_assignment
+from mmcedu_lab.report import Table
 
 X, Y = two_gaussians(20, distance=8.0, std=0.4, random_state=0)  # two compact, far-apart blobs
 P = np.column_stack([Y, 1 - Y, Y, np.where(np.arange(20) < 2, 1 - Y, Y)])  # 4 base partitions

@@ -15,7 +15,7 @@ from mmcedu import balance, datasets, kernels, metrics
 from mmcedu._cvxpy import solve_cvxpy
 from mmcedu._validation import check_n_clusters
 from mmcedu.exceptions import SolverError, SolverWarning
-from mmcedu.report import Table
+from mmcedu_lab.report import Table
 
 RNG = np.random.default_rng(0)
 

@@ -74,6 +74,17 @@ def test_defaults_against_kmeans():
     assert all(len(v) == 5 for v in ari.values())
     sets = sorted({d for d, _ in mean})
     assert len(sets) == 8, "eight data sets"
+    # the box names them: Iris, wine, breast cancer, digits 0-9, 1-4, 3-8 and 1-7, the blobs 200/50/50
+    assert set(sets) == {
+        "iris",
+        "wine",
+        "breast cancer",
+        "digits 0-9",
+        "digits 1-4",
+        "digits 3-8",
+        "digits 1-7",
+        "blobs 200/50/50",
+    }
     assert round(np.mean([mean[(d, "UMCRLS()")] for d in sets]), 2) == 0.80
     assert round(np.mean([mean[(d, "KMeans")] for d in sets]), 2) == 0.77
     better = {d for d in sets if mean[(d, "UMCRLS()")] > mean[(d, "KMeans")] + 0.005}
@@ -83,7 +94,16 @@ def test_defaults_against_kmeans():
     assert (
         round(mean[("blobs 200/50/50", "UMCRLS()")], 2),
         round(mean[("blobs 200/50/50", "KMeans")], 2),
-    ) == (0.43, 1.00)
+    ) == (0.43, 1.00), "worse on the unbalanced blobs (0.43 against 1.00)"
+    worse = {d for d in sets if mean[(d, "UMCRLS()")] < mean[(d, "KMeans")] - 0.005}
+    assert worse == {"wine", "blobs 200/50/50"}, "worse on wine and on the unbalanced blobs"
+
+
+def test_defaults_kmeans_setting():
+    """'both cells with KMeans(n_init=10)': the CSV's k-means runs use n_init=10."""
+    with open(RESULTS / "umc_rls_defaults.csv") as fh:
+        header = fh.readline()
+    assert header.startswith("#") and "KMeans(n_init=10)" in header
 
 
 def test_defaults_wine():

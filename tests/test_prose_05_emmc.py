@@ -57,7 +57,8 @@ def test_ari_above_the_start(bench):
 
 
 def test_shared_subsample():
-    """'the fit at 10^5 and a fit of those 5,000 alone have the same ARI (0.706 and 0.706)'."""
+    """'on the first 5,000 samples the fit at 10^5 and a fit of those alone have the same ARI
+    (0.706)' (the At-scale box)."""
     with open(RESULTS / "emmc_shared_subsample.csv") as fh:
         shared = next(csv.DictReader(fh))
     assert int(shared["n"]) == 100_000 and int(shared["subsample"]) == 5_000

@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 
 import mmcedu_lab.reproduce as rep
-from mmcedu.report import Table
 from mmcedu_lab import all_tables
 from mmcedu_lab.parallel import map_tasks, task_seed
+from mmcedu_lab.report import Table
 
 
 def test_list_names_every_registered_table():

@@ -99,16 +99,16 @@ TOO_LONG = {}
 
 
 def main_text_words(name):
-    """Words of main-text prose: the markdown before the first ``## Exercises`` heading, less
-    display mathematics (``$$ ... $$``, ``{math}`` blocks), table rows and HTML comments. A word
-    is a whitespace-separated token with a letter in it."""
-    md = _markdown(name)
-    md = re.split(r"^## Exercises\s*$", md, maxsplit=1, flags=re.M)[0]
-    md = re.sub(r"<!--.*?-->", " ", md, flags=re.S)
-    md = re.sub(r"\$\$.*?\$\$", " ", md, flags=re.S)
-    md = re.sub(r"(```|:::)\{math\}.*?\1", " ", md, flags=re.S)
-    md = re.sub(r"^[ \t]*\|.*$", " ", md, flags=re.M)
-    return sum(1 for token in md.split() if re.search(r"[A-Za-z]", token))
+    """Words of main-text prose: every markdown cell but the exercises and their solutions
+    (a cell that opens an ``{exercise}`` or ``{solution}`` block), counted as
+    whitespace-separated tokens, display mathematics, tables, summary and notes on the
+    sources included."""
+    words = 0
+    for cell in _cells(name):
+        text = _src(cell)
+        if cell["cell_type"] == "markdown" and not re.search(r"\{(solution|exercise)", text[:300]):
+            words += len(text.split())
+    return words
 
 
 @pytest.mark.parametrize(

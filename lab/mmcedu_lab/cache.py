@@ -69,7 +69,7 @@ from pathlib import Path
 
 from joblib import Memory
 
-from mmcedu.report import Table
+from mmcedu_lab.report import Table
 
 __all__ = [
     "CACHE_ENV",
@@ -403,7 +403,7 @@ def cached(name, *, timings=()):
     """Decorator: store the table of experiment ``name`` in the cache (see the module docstring).
 
     The decorated function is called as ``f(full=False, progress=None, n_jobs=None)`` and
-    returns a :class:`~mmcedu.report.Table`; the wrapper is called as
+    returns a :class:`~mmcedu_lab.report.Table`; the wrapper is called as
     ``f(full=False, progress=None, n_jobs=None, refresh=False)``: ``refresh=True`` computes
     the table again and overwrites the stored one.
 

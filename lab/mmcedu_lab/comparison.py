@@ -54,11 +54,11 @@ from mmcedu.emmc import EMMC
 from mmcedu.gmmc import GMMC
 from mmcedu.metrics import adjusted_rand_score
 from mmcedu.model_selection import LabelFreeSearch
-from mmcedu.report import Table
 from mmcedu.robust_ensemble import RobustEnsembleClustering
 from mmcedu.sdp_mmc import SDPMMC
 from mmcedu.support_vector_clustering import SupportVectorClustering
 from mmcedu.umc_rls import UMCRLS
+from mmcedu_lab.report import Table
 
 from . import measure as _measure
 from .cache import cached

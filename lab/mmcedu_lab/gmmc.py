@@ -440,11 +440,12 @@ def gmmc_ledger(full=False, progress=None, n_jobs=None):
     overlapped ``two Gaussians`` of Figure 2 (3 apart), ``two Gaussians (4.5 apart)``, and
     WDBC (285 of 569, the paper's size, raw features). Quick: 5 seeds, widths
     :data:`LEDGER_FRACTIONS_QUICK` (without 0.05 on WDBC and the separated Gaussians, where
-    it is slow and never best); full: 10 seeds, ``FRACTIONS_FULL`` everywhere.
+    it is slow); full: 10 seeds, ``FRACTIONS_FULL`` everywhere.
 
     Returns a table ``data set | seed | width | GMMC | NC | max multiplier`` with
     ``.st = {data set: [(best, worst), ...]}`` and ``.mmc = {data set: [error, ...]}``
-    (one entry per seed).
+    (one entry per seed), and the protocol of the runs (the widths are in the rows):
+    ``.sizes = {data set: n}``, ``.mmc_n`` and ``.mmc_fractions`` (SDP MMC).
     """
     seeds = LEDGER_SEEDS[bool(full)]
     n = 200 if full else 120
@@ -473,6 +474,8 @@ def gmmc_ledger(full=False, progress=None, n_jobs=None):
     table.st = {name: [r for (nm, _), r in zip(st, st_res) if nm == name] for name in sets}
     table.mmc = {name: [min(r for (nm, t), r in zip(mmc, mmc_res) if nm == name and t[2] == s)
                         for s in seeds] for name in LEDGER_MMC_ROWS}
+    table.sizes = {name: nn for name, (_, nn) in sets.items()}
+    table.mmc_n, table.mmc_fractions = mmc_n, tuple(mmc_fr)
     return table
 
 

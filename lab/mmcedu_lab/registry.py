@@ -17,7 +17,7 @@ Stand-ins
     not available offline, and why the numbers may differ (the ``note`` column of a table).
 
 Tables
-    :class:`PaperTable` is a :class:`mmcedu.report.Table` that declares which of its
+    :class:`PaperTable` is a :class:`mmcedu_lab.report.Table` that declares which of its
     columns put a paper number beside ours (read by :mod:`mmcedu_lab.summary`).
 """
 
@@ -32,7 +32,7 @@ import numpy as np
 from sklearn.preprocessing import StandardScaler
 
 from mmcedu import datasets
-from mmcedu.report import Table
+from mmcedu_lab.report import Table
 
 __all__ = ["DataSet", "DATASETS", "load", "PAPER", "STAND_INS", "stand_in", "PaperTable"]
 
@@ -199,8 +199,8 @@ PAPER = {
             "Digits 2-7": {"NC": 34.0, "MMC": 1.25, "GMMC": 0.5, "UKL": 5.6},
             "Digits 8-9": {"NC": 48.0, "MMC": 3.75, "GMMC": 16.0, "UKL": 12.0},
         },
-        # The three UCI rows of Table 1 the method tables leave out (same columns); only
-        # Breast ships with scikit-learn (the paper's 285 of the 569 WDBC samples).
+        # The three UCI rows of Table 1 the method tables leave out (same columns). The paper's
+        # "Breast" (285 x 32) names no file; WDBC, which scikit-learn ships, stands in for it.
         "Table 1 (UCI rows)": {
             "Vote": {"NC": 25.0, "MMC": 15.0, "GMMC": 9.6, "UKL": 11.90},
             "Ionosphere": {"NC": 25.0, "MMC": 21.25, "GMMC": 23.5, "UKL": 27.3},
@@ -376,12 +376,12 @@ def stand_in(source, name):
 
 
 class PaperTable(Table):
-    """A :class:`mmcedu.report.Table` that puts numbers of a paper beside ours.
+    """A :class:`mmcedu_lab.report.Table` that puts numbers of a paper beside ours.
 
     Parameters
     ----------
     rows, headers, **kwargs
-        As for :class:`mmcedu.report.Table`.
+        As for :class:`mmcedu_lab.report.Table`.
     pairs : list of (str, str, str), default=None
         ``(paper column, our column, label)`` triples naming which columns the reproduction
         summary compares (:mod:`mmcedu_lab.summary`); ``None`` means

@@ -189,7 +189,7 @@ def ensemble_table2(full=False, progress=None, n_jobs=None):
         note = (
             "random columns lie outside the common low-rank space"
             if kind == "random"
-            else "coarser/finer k-means are (nearly) in the span of the good indicators"
+            else "coarser k-means: inside the span of the good indicators; finer: outside it"
         )
         rows.append([data, kind, int(round(100 * frac)), PAPER, l12, fro, note])
     return PaperTable(
@@ -299,8 +299,8 @@ def _table3_task(task):
 def ensemble_table3(full=False, progress=None, n_jobs=None):
     """Table 3: random binary labelings (big columns) at high fractions, digits.
 
-    Four rank-k fits of the same ``L``: the l_{1,2} ALM with the default ``rho = 1.1``
-    (``mmcedu``) and with a slower ``rho = 1.01``, the Frobenius fit, and IRLS on the
+    Four rank-k fits of the same ``L``: the l_{1,2} ALM with the usual ``rho = 1.1`` of the
+    inexact ALM (``mmcedu``) and with the package's slower ``rho = 1.01``, the Frobenius fit, and IRLS on the
     l_{1,2} loss (another local solver of the same problem (3)); ARI of k-means on each fit,
     and the l_{1,2} loss each reaches. One task per (fraction, repeat), ``n_jobs`` at a time.
     """

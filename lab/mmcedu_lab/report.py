@@ -39,7 +39,7 @@ class Table:
 
     Examples
     --------
-    >>> from mmcedu.report import Table
+    >>> from mmcedu_lab.report import Table
     >>> print(Table([["a", 1.23456]], ["name", "x"], floatfmt=".2f"))
     name  x
     ----  ----
