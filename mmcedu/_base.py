@@ -6,16 +6,18 @@ __all__ = ["LabelFreeMixin"]
 
 
 class LabelFreeMixin:
-    """``label_free_rule(X)`` from three class-level facts, and the ``pairwise`` tag.
+    """``label_free_rule(X)`` from class-level facts, and the ``pairwise`` tag.
 
     An estimator states its rule as ``_label_free_grid(X)`` (the grid, relative to ``X`` where
-    it is a width), ``_label_free_criterion`` and ``_label_free_tolerance``; its class
+    it is a width), ``_label_free_criterion``, ``_label_free_tolerance`` and the size of
+    :class:`~mmcedu.LabelFreeSearch`'s choice samples, ``_label_free_max_samples``; its class
     docstring says why. With ``kernel="precomputed"`` its input is a kernel matrix, which
     scikit-learn's tools slice by rows and columns (the ``pairwise`` tag).
     """
 
     _label_free_criterion = ("silhouette",)
     _label_free_tolerance = 0.0
+    _label_free_max_samples = 2000
 
     def label_free_rule(self, X):
         """The recommended way to choose this estimator's parameters without labels, on ``X``.

@@ -81,8 +81,8 @@ AUTO_BALANCE_FACTOR = {"normalized": 1.0, "unnormalized": 10.0}
 STIFF_BALANCE_FACTOR = 10.0
 #: The octaves of GMMC's label-free width grid, ``gamma_grid(X, octaves=LABEL_FREE_OCTAVES)``.
 LABEL_FREE_OCTAVES = (-2, 0, 2, 4, 5, 6, 7, 8)
-#: The isolation guard of :meth:`GMMC.objective_contrast`.
-MIN_AFFINITY = 0.5
+#: The isolation guard of :meth:`GMMC.objective_contrast`: affinity sum, tolerated fraction.
+MIN_AFFINITY, ISOLATED_FRACTION = 0.5, 1 / 400
 
 
 # -- The matrices of (6) and of the reduced problem ----------------------------------------------
@@ -326,8 +326,7 @@ def _mean_cut(M):
 
 # -- Estimator -----------------------------------------------------------------------------------
 def _warn_degenerate_kernel(K, gamma, *, stacklevel):
-    """Warn when every sample's affinities to the others sum to < 1e-8 (identity) or every
-    off-diagonal entry exceeds 1 - 1e-8 (all ones)."""
+    """Warn when the kernel is numerically the identity or all ones (to within 1e-8)."""
     n = K.shape[0]
     off = K - np.diag(np.diag(K))
     if float(np.max(off.sum(axis=1))) < 1e-8:
@@ -534,10 +533,9 @@ class GMMC(LabelFreeMixin, ClusterMixin, BaseEstimator):
     extension is not implemented), so it has no ``n_clusters``; :class:`UMCRLS` and :class:`EMMC`
     cluster into ``k > 2`` clusters.
 
-    Label-free rule (:meth:`label_free_rule`): the width ``gamma`` from
-    ``gamma_grid(X, octaves=LABEL_FREE_OCTAVES)`` (``j = -2, 0, 2, 4, ..., 8``: GMMC needs narrow
-    kernels), chosen by the largest :meth:`objective_contrast`, the relaxed optimum relative to a
-    random balanced cut, which is comparable across widths where the raw optimum is not.
+    Label-free rule (:meth:`label_free_rule`): of the widths ``2^j median_gamma(X)``, ``j`` in
+    ``LABEL_FREE_OCTAVES = (-2, 0, 2, 4, ..., 8)`` (GMMC needs narrow kernels), the one with the
+    largest :meth:`objective_contrast` (the relaxed optimum relative to a random balanced cut).
 
     References
     ----------
@@ -604,20 +602,22 @@ class GMMC(LabelFreeMixin, ClusterMixin, BaseEstimator):
 
         ``1 - J* / (n avg)``: ``J* = objective_``, the optimum of the relaxation, and
         ``avg = tr(H M H) / (n - 1)`` (``H = I - e e^T / n``), the mean of ``z^T M z / ||z||^2``
-        over random directions ``z`` orthogonal to ``e``: the exact value per sample of a random
-        balanced cut. ``M`` is the reduced matrix of the fitted ``laplacian`` and ``variant``
-        without its balance term ``C_e e e^T``, which ``H`` annihilates. 0: no better than a
-        random balanced cut; 1: a cut of value 0. A ratio, because the Laplacian, and with it the
-        raw optimum, changes with the kernel width. NaN when some sample's affinities to the
-        others sum to less than ``MIN_AFFINITY = 0.5`` (the isolation guard: there ``L``
-        degenerates and the ratio tends to 0/0), when ``n < 3`` or when ``avg <= 0``.
+        over random ``z`` orthogonal to ``e``: the exact value per sample of a random balanced cut
+        (``M``: the fitted reduced matrix without ``C_e e e^T``, which ``H`` annihilates). 0: no
+        better than chance; 1: a cut of value 0; a ratio, as the raw optimum changes with the width.
+        NaN when ``n < 3``, ``avg <= 0``, or more than ``n / 400`` samples are isolated: their
+        affinities to the others sum to ``s < 0.5`` (the guard). Such a sample's row of ``L`` has
+        l1 norm at most ``2 s``: nearly a component of its own, it weighs little on ``J*`` and
+        ``avg``; as the width shrinks all become so and the ratio tends to 0/0. A fraction, not the
+        least affinity sum, which changes with the draw and tends to 0 as n grows: the fraction
+        estimates a property of the distribution at this width.
 
         ``X``: the data of the fit (the kernel for ``kernel="precomputed"``); ``random_state`` is ignored.
         """
         check_is_fitted(self, "objective_")
         K = np.asarray(X, dtype=float) if self.gamma_ is None else rbf_kernel(X, gamma=self.gamma_)
         n = K.shape[0]
-        if n < 3 or np.min(K.sum(axis=1) - np.diag(K)) < MIN_AFFINITY:
+        if n < 3 or np.sum(K.sum(axis=1) - np.diag(K) < MIN_AFFINITY) > ISOLATED_FRACTION * n:
             return np.nan
         L, u = laplacian_matrix(K, self.laplacian)
         avg = _mean_cut(_reduce(L, u, self.laplacian, self.variant, 0.0)[0])

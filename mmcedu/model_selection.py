@@ -62,6 +62,8 @@ __all__ = ["LabelFreeSearch"]
 _PER_FIT = ("silhouette", "kernel_silhouette", "objective", "eigengap")
 # criteria that compare fits of different subsamples
 _RESAMPLING = ("stability", "transfer_stability")
+# n_choice_samples="auto": at most this many choice samples
+_AUTO_CHOICE_SAMPLES = 5
 
 
 # ----------------------------------------------------------------------------------------
@@ -330,11 +332,21 @@ class LabelFreeSearch(ClusterMixin, BaseEstimator):
         grid points nearly as stable as the most stable one and takes the one whose own
         objective is best relative to chance.
     max_samples : int, "auto" or None, default="auto"
-        Large data: the search chooses on a random subset of at most this many samples
-        (drawn with ``random_state``) and then fits the chosen grid point once on all of
-        ``X`` (``labels_``), so its cost does not grow with ``n``. ``"auto"``:
-        ``min(n_samples, 2000)``; ``None``: every sample. The estimator's own large-data
-        parameters (``n_components``, ``solver``, ...) apply to the final fit.
+        Large data: the search chooses on random subsets ("choice samples") of this many
+        samples (drawn with ``random_state``) and then fits the chosen grid point once on all
+        of ``X`` (``labels_``), so the cost of the choice does not grow with ``n``.
+        ``"auto"``: ``min(n_samples, 2000)``, or the smaller size an estimator's rule states
+        (:class:`~mmcedu.SDPMMC`: 500); ``None``: every sample (one choice sample,
+        ``X`` itself). The estimator's own large-data parameters (``n_components``,
+        ``solver``, ...) apply to the final fit.
+    n_choice_samples : int or "auto", default="auto"
+        With ``max_samples`` below ``n_samples``: the number ``B`` of choice samples
+        (disjoint when ``B * max_samples <= n_samples``). The grid comes from the first; every
+        grid point is scored on each, its mean score is the mean over every split of every
+        choice sample, and it is eligible when eligible, with a defined score, in more than
+        half of them. Pooling divides a score's sampling noise by about ``sqrt(B)``, so that
+        near-ties are not decided by the draw. ``"auto"``: ``min(5, n_samples //
+        max_samples)``, at least 1. Ignored when the search uses all of ``X``.
     refit : bool, default=True
         Fit the best grid point on all the data (``best_estimator_``, ``labels_``).
     verbose : int, default=0
@@ -349,7 +361,8 @@ class LabelFreeSearch(ClusterMixin, BaseEstimator):
         ``mean_fit_time``, ``std_fit_time``, ``mean_score_time``, ``std_score_time``; with
         ``score_on="full"``: ``full_n_clusters``, and the full-data criteria have
         ``mean_score`` (the full fit's score) and ``rank_score`` but no split scores
-        (``std_score`` is NaN). Without subsample fits (only full-data criteria) the
+        (``std_score`` is NaN with one choice sample; with several, the spread of their
+        full fits' scores). Without subsample fits (only full-data criteria) the
         ``*_n_clusters`` of subsamples and ``n_trivial`` are absent.
     best_index_ : int
     best_params_ : dict
@@ -363,11 +376,15 @@ class LabelFreeSearch(ClusterMixin, BaseEstimator):
     tolerance_ : float
         The tolerance used.
     n_splits_ : int
-        Number of subsamples fitted per grid point (0 when no criterion needs them).
-    sample_indices_ : ndarray or None
-        The rows of ``X`` the search chose on (``None``: all of them; see ``max_samples``).
+        Number of subsamples fitted per grid point, over all choice samples (0 when no
+        criterion needs them).
+    sample_indices_ : ndarray of shape (n_choice_samples_, max_samples) or None
+        The rows of ``X`` of each choice sample (``None``: the search chose on all of ``X``;
+        see ``max_samples``).
+    n_choice_samples_ : int
+        Number of choice samples (1 when the search chose on all of ``X``).
     resample_indices_ : list of ndarrays
-        The subsample of each resample.
+        The subsample of each resample (rows of ``X``; per choice sample in turn).
     n_features_in_ : int
 
     Examples
@@ -404,6 +421,8 @@ class LabelFreeSearch(ClusterMixin, BaseEstimator):
         "tolerance": [Interval(numbers.Real, 0, None, closed="left"), None],
         "max_samples": [Interval(numbers.Integral, 3, None, closed="left"), StrOptions({"auto"}),
                         None],
+        "n_choice_samples": [Interval(numbers.Integral, 1, None, closed="left"),
+                             StrOptions({"auto"})],
         "refit": ["boolean"],
         "verbose": ["verbose"],
     }
@@ -421,6 +440,7 @@ class LabelFreeSearch(ClusterMixin, BaseEstimator):
         score_on="full",
         tolerance=None,
         max_samples="auto",
+        n_choice_samples="auto",
         refit=True,
         verbose=0,
     ):
@@ -434,6 +454,7 @@ class LabelFreeSearch(ClusterMixin, BaseEstimator):
         self.score_on = score_on
         self.tolerance = tolerance
         self.max_samples = max_samples
+        self.n_choice_samples = n_choice_samples
         self.refit = refit
         self.verbose = verbose
 
@@ -522,15 +543,22 @@ class LabelFreeSearch(ClusterMixin, BaseEstimator):
         self
         """
         X = validate_data(self, X, dtype=None)
-        Xc = self._choice_sample(X)
-        candidates, crit, tolerance = self._rule(Xc)
-        plan = self._plan(Xc.shape[0], crit)
-        res, full = self._fit_grid(Xc, candidates, plan)
-        scores, counts, trivial, full_counts = self._score(candidates, crit, res, full, plan)
+        samples = self._choice_samples(X)
+        candidates, crit, tolerance = self._rule(samples[0])
+        parts = []
+        for Xc in samples:
+            plan = self._plan(Xc.shape[0], crit)
+            res, full = self._fit_grid(Xc, candidates, plan)
+            parts.append((res, full, self._score(candidates, crit, res, full, plan)))
+        res, full, scores, counts, trivial, full_counts = self._combine(parts, crit)
         self.cv_results_ = self._results(
             candidates, crit, scores, counts, trivial, res, full, full_counts, plan.full_scored
         )
-        self._choose(candidates, crit, tolerance, plan)
+        self._choose(candidates, crit, tolerance, plan, len(samples))
+        if self.sample_indices_ is not None:
+            self.resample_indices_ = [
+                rows_b[sub] for rows_b in self.sample_indices_ for sub in plan.subsets
+            ]
         if self.refit:
             est = clone(self.estimator).set_params(**self.best_params_)
             if plan.set_seed:
@@ -540,16 +568,64 @@ class LabelFreeSearch(ClusterMixin, BaseEstimator):
             self.n_clusters_ = n_clusters_of(self.labels_)
         return self
 
-    def _choice_sample(self, X):
-        """The samples the search chooses on: all of ``X``, or ``max_samples`` of them."""
+    def _choice_samples(self, X):
+        """The sample(s) the search chooses on: ``[X]``, or ``B`` subsets of ``m`` rows each.
+
+        ``m`` is ``max_samples`` and ``B`` is ``n_choice_samples``. The subsets are disjoint
+        when ``B m <= n`` (consecutive blocks of one random draw), else drawn independently.
+        """
         n = X.shape[0]
-        m = min(n, 2000) if self.max_samples == "auto" else (self.max_samples or n)
+        auto = getattr(self.estimator, "_label_free_max_samples", 2000)
+        m = min(n, auto) if self.max_samples == "auto" else (self.max_samples or n)
         self.sample_indices_ = None
         if m >= n:
-            return X
-        seed = _seed_for(int(check_random_state(self.random_state).randint(2**31 - 1)), 0, 4)
-        self.sample_indices_ = np.sort(np.random.default_rng(seed).choice(n, m, replace=False))
-        return _take(X, self.sample_indices_, self.sample_indices_, _is_pairwise(self.estimator))
+            self.n_choice_samples_ = 1
+            return [X]
+        if self.n_choice_samples == "auto":
+            B = max(1, min(_AUTO_CHOICE_SAMPLES, n // m))
+        else:
+            B = int(self.n_choice_samples)
+        base = int(check_random_state(self.random_state).randint(2**31 - 1))
+        if B * m <= n:
+            drawn = np.random.default_rng(_seed_for(base, 0, 4)).choice(n, B * m, replace=False)
+            blocks = [drawn[b * m:(b + 1) * m] for b in range(B)]
+        else:
+            blocks = [np.random.default_rng(_seed_for(base, b, 4)).choice(n, m, replace=False)
+                      for b in range(B)]
+        self.sample_indices_ = np.sort(np.asarray(blocks), axis=1)
+        self.n_choice_samples_ = B
+        pairwise = _is_pairwise(self.estimator)
+        return [_take(X, rows, rows, pairwise) for rows in self.sample_indices_]
+
+    @staticmethod
+    def _combine(parts, crit):
+        """The scores of several choice samples as one search's (see ``n_choice_samples``).
+
+        Per criterion the per-split scores of the samples sit side by side; a NaN score in a
+        sample (e.g. an estimator's guard) counts against eligibility there. Every fit of a
+        grid point is in its row of the returned ``res``; ``full`` is ``None``.
+        """
+        if len(parts) == 1:
+            res, full, (scores, counts, trivial, full_counts) = parts[0]
+            return res, full, scores, counts, trivial, full_counts
+        res = [sum((res[g] + ([full[g]] if full else []) for res, full, _ in parts), [])
+               for g in range(len(parts[0][0]))]
+        counts = np.hstack([p[2][1] for p in parts])
+        trivial = np.hstack([p[2][2] for p in parts])
+        full_counts = None
+        if parts[0][2][3] is not None:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)
+                full_counts = np.nanmean(np.column_stack([p[2][3] for p in parts]), axis=1)
+        scores = {}
+        for c in crit:
+            S = np.hstack([p[2][0][c][0] for p in parts])
+            votes = 0
+            for p in parts:  # eligible in a sample: as there, and a defined (finite) score
+                S_b, eligible_b = p[2][0][c]
+                votes = votes + (eligible_b & np.isfinite(S_b).any(axis=1))
+            scores[c] = (S, votes > len(parts) / 2)
+        return res, None, scores, counts, trivial, full_counts
 
     def _fit_grid(self, X, candidates, plan):
         """Every (grid point, resample) fit and every full-data fit, as joblib tasks."""
@@ -614,7 +690,7 @@ class LabelFreeSearch(ClusterMixin, BaseEstimator):
             scores[c] = (S, trivial.sum(axis=1) <= R / 2)
         return scores, counts, trivial, full_counts
 
-    def _choose(self, candidates, crit, tolerance, plan):
+    def _choose(self, candidates, crit, tolerance, plan, n_sets=1):
         """``best_index_`` and the other results of the choice (or a ValueError: none eligible)."""
         res = self.cv_results_
         means = res["mean_score" if len(crit) == 1 else f"mean_score_{crit[0]}"]
@@ -634,7 +710,7 @@ class LabelFreeSearch(ClusterMixin, BaseEstimator):
         self.best_score_ = float(means[self.best_index_])
         self.criteria_ = crit
         self.tolerance_ = tolerance
-        self.n_splits_ = plan.R
+        self.n_splits_ = plan.R * n_sets
         self.resample_indices_ = plan.subsets
         if self.verbose:
             for g, c in enumerate(candidates):

@@ -428,9 +428,11 @@ class SDPMMC(LabelFreeMixin, ClusterMixin, BaseEstimator):
 
     Label-free rule (:meth:`label_free_rule`): the RBF width over
     ``gamma_grid(X, octaves=LABEL_FREE_OCTAVES)`` (``median_gamma(X) / 4`` to
-    ``256 median_gamma(X)``), chosen by ``"transfer_stability"`` alone: it came closest to the
-    best grid point among the criteria tried, and needs no objective comparable across widths.
-    :meth:`objective_contrast` is SDP MMC's own objective relative to chance.
+    ``256 median_gamma(X)``), chosen by ``"transfer_stability"`` alone, which needs no
+    objective comparable across widths. It fits every width on ``n_resamples`` subsamples, so
+    :class:`~mmcedu.LabelFreeSearch` chooses on samples of at most 500 (not 2,000): 80 fits of
+    400 samples per choice sample. :meth:`objective_contrast` is SDP MMC's own objective
+    relative to chance.
 
     Warnings (:mod:`mmcedu.exceptions`): ``SolverWarning`` when the back end stopped early or
     ``solver="lowrank"`` reached ``max_iter`` above ``tol`` (``objective_`` is then the
@@ -463,6 +465,7 @@ class SDPMMC(LabelFreeMixin, ClusterMixin, BaseEstimator):
 
     _label_free_criterion = ("transfer_stability",)
     _label_free_tolerance = 0.0
+    _label_free_max_samples = 500
 
     _parameter_constraints: dict = {
         "C": [Interval(Real, 0, None, closed="neither"), None],

@@ -421,16 +421,76 @@ def test_large_data_chooses_on_a_bounded_sample_and_fits_all_the_data_once():
     X, y = make_blobs(2600, centers=3, random_state=0)
     search = LabelFreeSearch(KMeans(n_init=2, random_state=0), {"n_clusters": [2, 3, 4]},
                              criterion="silhouette", random_state=0).fit(X)  # max_samples="auto"
-    assert search.sample_indices_.shape == (2000,) and len(np.unique(search.sample_indices_)) == 2000
+    assert search.sample_indices_.shape == (1, 2000) and len(np.unique(search.sample_indices_)) == 2000
     assert search.labels_.shape == (2600,) and search.best_params_ == {"n_clusters": 3}
     # the choice is the search's on those rows alone
     alone = LabelFreeSearch(KMeans(n_init=2, random_state=0), {"n_clusters": [2, 3, 4]},
-                            criterion="silhouette", random_state=0).fit(X[search.sample_indices_])
+                            criterion="silhouette", random_state=0).fit(X[search.sample_indices_[0]])
     assert alone.sample_indices_ is None
     np.testing.assert_array_equal(alone.cv_results_["mean_score"], search.cv_results_["mean_score"])
     small = LabelFreeSearch(KMeans(n_init=2, random_state=0), {"n_clusters": [2, 3]},
                             criterion="silhouette", max_samples=300, random_state=0).fit(X[:1000])
-    assert small.sample_indices_.shape == (300,) and small.labels_.shape == (1000,)
+    assert small.sample_indices_.shape == (3, 300) and small.labels_.shape == (1000,)
+    assert len(np.unique(small.sample_indices_)) == 900  # disjoint: n // 300 = 3 samples
     everything = LabelFreeSearch(KMeans(n_init=2), {"n_clusters": [2, 3]}, criterion="silhouette",
                                  max_samples=None, random_state=0).fit(X[:2100])
     assert everything.sample_indices_ is None
+
+
+def test_an_estimator_states_the_size_of_its_choice_samples():
+    """SDP MMC's rule fits every width on ten subsamples: it chooses on samples of 500."""
+    from mmcedu import SDPMMC
+
+    X, _ = make_blobs(1200, centers=2, random_state=0)
+    search = LabelFreeSearch(SDPMMC(n_components=20, random_state=0), {"gamma": [0.1]},
+                             criterion="silhouette", refit=False, random_state=0).fit(X)
+    assert SDPMMC._label_free_max_samples == 500 and search.sample_indices_.shape == (2, 500)
+    kmeans = LabelFreeSearch(KMeans(n_init=1), {"n_clusters": [2]}, criterion="silhouette",
+                             refit=False, random_state=0).fit(X)
+    assert kmeans.sample_indices_ is None  # no stated size: 2,000
+
+
+def test_several_choice_samples_pool_their_scores():
+    X, _ = make_blobs(1000, centers=3, random_state=0)
+    grid = {"n_clusters": [2, 3, 4]}
+
+    def search(**kw):
+        return LabelFreeSearch(KMeans(n_init=1, random_state=0), grid, criterion="silhouette",
+                               random_state=0, **kw)
+
+    pooled = search(max_samples=300, n_choice_samples=3).fit(X)
+    rows = pooled.sample_indices_
+    assert rows.shape == (3, 300) and pooled.n_choice_samples_ == 3
+    assert len(np.unique(rows)) == 900  # 3 * 300 <= 1000: disjoint
+    # each choice sample is scored as a search on it alone; the scores are pooled
+    alone = [search(max_samples=None).fit(X[r]).cv_results_["mean_score"] for r in rows]
+    np.testing.assert_allclose(pooled.cv_results_["mean_score"], np.mean(alone, axis=0))
+    np.testing.assert_allclose(pooled.cv_results_["std_score"], np.std(alone, axis=0))
+    assert pooled.best_params_ == {"n_clusters": 3} and pooled.labels_.shape == (1000,)
+    # more samples than fit disjointly: drawn independently
+    overlap = search(max_samples=300, n_choice_samples=4, refit=False).fit(X)
+    assert overlap.sample_indices_.shape == (4, 300)
+    assert all(len(np.unique(r)) == 300 for r in overlap.sample_indices_)
+    # "auto": min(5, n // max_samples) samples; one sample up to twice max_samples
+    assert search(max_samples=300, refit=False).fit(X).n_choice_samples_ == 3
+    assert search(max_samples=600, refit=False).fit(X).n_choice_samples_ == 1
+    assert search(max_samples=100, refit=False).fit(X).n_choice_samples_ == 5
+    everything = search(max_samples=None, n_choice_samples=4, refit=False).fit(X)
+    assert everything.sample_indices_ is None and everything.n_choice_samples_ == 1
+    with pytest.raises(ValueError, match="n_choice_samples"):
+        search(n_choice_samples=0).fit(X)
+
+
+def test_the_choice_on_one_distribution_does_not_depend_on_n():
+    """Same distribution, n = 5,000 and 50,000: the same grid point at every seed."""
+    centers = [[0, 0], [2.6, 0], [8, 0], [4, 7]]  # two touching blobs: k = 3 or 4 compete
+    choices = {}
+    for n in (5000, 50000):
+        X, _ = make_blobs(n, centers=centers, cluster_std=1.0, random_state=0)
+        choices[n] = [
+            LabelFreeSearch(KMeans(n_init=1, random_state=0), {"n_clusters": [2, 3, 4, 5]},
+                            criterion="silhouette", max_samples=300, refit=False,
+                            random_state=seed).fit(X).best_index_
+            for seed in range(4)
+        ]
+    assert choices[5000] == choices[50000] == [1, 1, 1, 1]
