@@ -607,10 +607,10 @@ class GMMC(LabelFreeMixin, ClusterMixin, BaseEstimator):
         better than chance; 1: a cut of value 0; a ratio, as the raw optimum changes with the width.
         NaN when ``n < 3``, ``avg <= 0``, or more than ``n / 2000`` samples are isolated: their
         affinities to the others sum to ``s < 0.5`` (the guard). Such a sample's row of ``L`` has
-        l1 norm at most ``2 s``: nearly a component of its own, it weighs little on ``J*`` and
-        ``avg``; as the width shrinks all become so and the ratio tends to 0/0. A fraction, not the
-        least affinity sum, which changes with the draw and tends to 0 as n grows: the fraction
-        estimates a property of the distribution at this width.
+        l1 norm at most ``2 s`` (unit kernel diagonal): nearly a component of its own, it weighs
+        little on ``J*`` and ``avg``; as the width shrinks all become so and the ratio tends to
+        0/0. A fraction, not the least affinity sum, which changes with the draw and tends to 0 as
+        n grows: the fraction estimates a property of the distribution at this width.
 
         ``X``: the data of the fit (the kernel for ``kernel="precomputed"``); ``random_state`` is ignored.
         """
