@@ -82,7 +82,7 @@ STIFF_BALANCE_FACTOR = 10.0
 #: The octaves of GMMC's label-free width grid, ``gamma_grid(X, octaves=LABEL_FREE_OCTAVES)``.
 LABEL_FREE_OCTAVES = (-2, 0, 2, 4, 5, 6, 7, 8)
 #: The isolation guard of :meth:`GMMC.objective_contrast`: affinity sum, tolerated fraction.
-MIN_AFFINITY, ISOLATED_FRACTION = 0.5, 0.0
+MIN_AFFINITY, ISOLATED_FRACTION = 0.5, 1 / 2000
 
 
 # -- The matrices of (6) and of the reduced problem ----------------------------------------------
@@ -605,10 +605,12 @@ class GMMC(LabelFreeMixin, ClusterMixin, BaseEstimator):
         over random ``z`` orthogonal to ``e``: the exact value per sample of a random balanced cut
         (``M``: the fitted reduced matrix without ``C_e e e^T``, which ``H`` annihilates). 0: no
         better than chance; 1: a cut of value 0; a ratio, as the raw optimum changes with the width.
-        NaN when ``n < 3``, ``avg <= 0``, or more than ``ISOLATED_FRACTION n`` samples (0: any
-        one) are isolated: their affinities to the others sum to ``s < 0.5`` (the guard). Such a
-        sample's row of ``L`` has l1 norm at most ``2 s``: nearly a component of its own, it weighs
-        little on ``J*`` and ``avg``; as the width shrinks all become so and the ratio tends to 0/0.
+        NaN when ``n < 3``, ``avg <= 0``, or more than ``n / 2000`` samples are isolated: their
+        affinities to the others sum to ``s < 0.5`` (the guard). Such a sample's row of ``L`` has
+        l1 norm at most ``2 s`` (unit kernel diagonal): nearly a component of its own, it weighs
+        little on ``J*`` and ``avg``; as the width shrinks all become so and the ratio tends to
+        0/0. A fraction, not the least affinity sum, which changes with the draw and tends to 0 as
+        n grows: the fraction estimates a property of the distribution at this width.
 
         ``X``: the data of the fit (the kernel for ``kernel="precomputed"``); ``random_state`` is ignored.
         """

@@ -21,7 +21,7 @@ from mmcedu.model_selection import LabelFreeSearch
 p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
 p.add_argument("--fraction", type=float, default=ISOLATED_FRACTION, help="0: the former guard")
 fraction = p.parse_args().fraction
-guard = "more than n/400 isolated" if fraction == 1 / 400 else f"more than {fraction:g} n isolated"
+guard = f"more than n/{1 / fraction:g} isolated" if fraction else "former: one isolated point"
 INDICES = (3, 4, 5, 6)
 for n in (10**4, 10**6):
     X, _ = blobs(n, centers=[[0, 0], [4, 0]], cluster_std=0.8, random_state=0)
