@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -26,13 +27,19 @@ def run_child_code(code, *, timeout=3600, env=None):
         of the child's stderr; empty on success) and the wall seconds of the process.
     """
     t0 = time.perf_counter()
+    # a session of its own: on a timeout the child's process group, its joblib workers
+    # included, is killed, so no worker outlives the point
+    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, start_new_session=True,
+                            env=dict(os.environ) if env is None else env)
     try:
-        proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                              timeout=timeout, env=dict(os.environ) if env is None else env)
+        stdout, stderr = proc.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate()
         return None, f"timeout after {timeout} s", time.perf_counter() - t0
     wall = time.perf_counter() - t0
-    for line in proc.stdout.splitlines():
+    for line in stdout.splitlines():
         if line.startswith(MARKER):
             return json.loads(line[len(MARKER):]), "", wall
-    return None, proc.stderr.strip() or "?", wall
+    return None, stderr.strip() or "?", wall

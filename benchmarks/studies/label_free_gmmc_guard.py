@@ -2,7 +2,7 @@
 and 10^6, with one and five choice samples, which of grid indices 3-6 are eligible (unguarded in more
 than half the samples). A sample of m points is guarded at a width when more than ``--fraction`` times
 m of its points (default ``ISOLATED_FRACTION``, as ``GMMC.objective_contrast``) have affinities to the
-others summing to less than ``MIN_AFFINITY``; ``--fraction 0``: when one has (GMMC's guard). One
+others summing to less than ``MIN_AFFINITY``; ``--fraction 0``: when one has (the former guard). One
 JSON line per (n, samples, seed); benchmarks/results/label_free_stability.jsonl holds its output
 (rule "guard analysis, no fit"; the lines without a "guard" key are GMMC's guard, indices 3-5;
 those with ``"guard": "more than n/400 isolated"`` the count studied and not adopted)."""
