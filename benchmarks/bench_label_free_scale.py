@@ -32,10 +32,7 @@ import json
 import os
 from concurrent.futures import ThreadPoolExecutor
 
-os.environ.setdefault("OMP_NUM_THREADS", "1")
-os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-
-from _child import MARKER, run_child_code  # noqa: E402
+from _child import MARKER, run_child_code
 
 #: name -> (constructor source, number of clusters, largest n of the full run); support vector
 #: clustering runs on bench_svc's two moons and a disk (it cannot separate touching Gaussians
@@ -118,6 +115,10 @@ def main(argv=None):
             table = list(csv.DictReader(f))
         print("\n".join(results_table(table)) + "\n\n" + "\n".join(readme_table(table)))
         return
+    # BLAS threads of a point: the machine's cores shared among the points measured at once (a
+    # point's joblib workers limit their own threads; its final fit on all of X uses these)
+    for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ.setdefault(var, str(max(1, (os.cpu_count() or 1) // args.jobs)))
     names = args.only or (["EMMC", "RobustEnsembleClustering"] if args.quick else list(ESTIMATORS))
     paths = dict(item.split("=", 1) for item in args.pythonpath)
     points = [(name, n) for name in names
