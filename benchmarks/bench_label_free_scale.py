@@ -115,10 +115,12 @@ def main(argv=None):
             table = list(csv.DictReader(f))
         print("\n".join(results_table(table)) + "\n\n" + "\n".join(readme_table(table)))
         return
-    # BLAS threads of a point: the machine's cores shared among the points measured at once (a
-    # point's joblib workers limit their own threads; its final fit on all of X uses these)
-    for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
-        os.environ.setdefault(var, str(max(1, (os.cpu_count() or 1) // args.jobs)))
+    # BLAS threads: with one point at a time none is set, so the final fit on all of X uses every
+    # core and joblib gives each of a point's workers cores / n_jobs (it keeps a value that is
+    # set, which would oversubscribe); points measured at once share the cores
+    if args.jobs > 1:
+        for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+            os.environ.setdefault(var, str(max(1, (os.cpu_count() or 1) // (2 * args.jobs))))
     names = args.only or (["EMMC", "RobustEnsembleClustering"] if args.quick else list(ESTIMATORS))
     paths = dict(item.split("=", 1) for item in args.pythonpath)
     points = [(name, n) for name in names
