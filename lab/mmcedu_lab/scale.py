@@ -115,20 +115,28 @@ def data(estimator, n):
 
 @functools.cache
 def interpreter_mb():
-    """Peak resident memory (MiB, ``ru_maxrss / 1024`` on Linux) of a fresh interpreter that has
-    imported what the benchmark's process imports, before it builds any data or fits.
+    """Peak resident memory (MiB) of a fresh interpreter that has imported what the benchmark's
+    process imports, before it builds any data or fits.
 
     The measured peak of a row minus this is the memory of the data and of the fits; a chapter
     compares it with the estimator's ``memory_bytes``. Measured once per session, in a child
-    process of this interpreter (so with the same packages).
+    process of this interpreter (so with the same packages): its ``VmHWM`` (Linux), the high-water
+    mark of its own address space, because the child's ``ru_maxrss`` would start from this
+    interpreter's size at the fork; elsewhere ``ru_maxrss`` (KiB on Linux, bytes on macOS).
     """
     code = (
-        "import resource\n"
+        "import resource, sys\n"
         "from mmcedu import *\n"
         "from mmcedu.datasets import blobs\n"
         "from mmcedu.metrics import adjusted_rand_score\n"
         "from joblib.externals.loky import get_reusable_executor\n"
-        "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)"
+        "try:\n"
+        "    with open('/proc/self/status') as f:\n"
+        "        kib = next(int(line.split()[1]) for line in f if line.startswith('VmHWM:'))\n"
+        "except (OSError, StopIteration):\n"
+        "    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
+        "    kib = peak / 1024 if sys.platform == 'darwin' else peak\n"
+        "print(kib / 1024)"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     return float(out.stdout.split()[-1])
