@@ -39,10 +39,10 @@ import time
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
-import numpy as np  # noqa: E402
 from _child import run_child_code  # noqa: E402
 
 from mmcedu_lab.report import Table  # noqa: E402
+from mmcedu_lab.scale import moons_and_disk  # noqa: E402  (the data of this benchmark, also read by the chapters)
 from mmcedu_lab.support_vector_clustering import labeling_times  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -63,23 +63,6 @@ out["process_peak_rss_mb"] = ru.ru_maxrss / 1024.0
 out["process_cpu_s"] = ru.ru_utime + ru.ru_stime
 print("@@RESULT@@" + json.dumps(out))
 """
-
-
-def moons_and_disk(n, *, width=0.1, random_state=0):
-    """Two moons with bounded radial noise ``U(-width, width)`` and a uniform disk: three
-    clusters of equal expected size that stay separated at any ``n``."""
-    rng = np.random.RandomState(random_state)
-    y = rng.randint(3, size=n)
-    t = rng.uniform(0.0, np.pi, size=n)
-    r = 1.0 + rng.uniform(-width, width, size=n)
-    X = np.empty((n, 2))
-    m0, m1, d = y == 0, y == 1, y == 2
-    X[m0, 0], X[m0, 1] = r[m0] * np.cos(t[m0]), r[m0] * np.sin(t[m0])
-    X[m1, 0], X[m1, 1] = 1.0 - r[m1] * np.cos(t[m1]), 0.5 - r[m1] * np.sin(t[m1])
-    rad = 0.3 * np.sqrt(rng.uniform(size=d.sum()))
-    ang = rng.uniform(0.0, 2 * np.pi, size=d.sum())
-    X[d, 0], X[d, 1] = 2.8 + rad * np.cos(ang), 1.2 + rad * np.sin(ang)
-    return X, y
 
 
 def point(n, q, max_samples=None, solver="libsvm", n_shared=0, data_seed=0):

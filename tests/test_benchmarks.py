@@ -112,3 +112,33 @@ def test_scale_tables_read_the_csv():
         assert _agrees(cells[3], r["peak_rss_mb"]) and _agrees(cells[4], r["ari"]), cells
         small_index, large_index = (int(v) for v in cells[5].split(" / "))
         assert (small_index, large_index) == (by_key[(name, 10**4)]["best_index"], r["best_index"])
+
+
+def test_scale_data_is_the_benchmarks():
+    """``mmcedu_lab.scale.data`` rebuilds the data of ``bench_label_free_scale.py``'s child (the
+    chapters compute the label-free rule's grid on it)."""
+    import ast
+
+    import numpy as np
+
+    from mmcedu.datasets import blobs
+    from mmcedu_lab import scale
+
+    src = (ROOT / "benchmarks" / "bench_label_free_scale.py").read_text()
+    assert f"blobs({{n}}, centers={scale.CENTRES}[:{{k}}], cluster_std=0.8, random_state=0)" in src
+    assert "from bench_svc import moons_and_disk" in src and "moons_and_disk({n}, random_state=0)" in src
+    assert "from mmcedu_lab.scale import moons_and_disk" in (ROOT / "benchmarks" / "bench_svc.py").read_text()
+    node = next(
+        n
+        for n in ast.parse(src).body
+        if isinstance(n, ast.Assign) and getattr(n.targets[0], "id", "") == "ESTIMATORS"
+    )
+    estimators = eval(compile(ast.Expression(node.value), "ESTIMATORS", "eval"))  # literals only
+    assert set(estimators) == set(LARGEST)
+    for name, (_, k, _) in estimators.items():
+        X, y = scale.data(name, 300)
+        if name == "SupportVectorClustering":
+            X_ref, y_ref = scale.moons_and_disk(300, random_state=0)
+        else:
+            X_ref, y_ref = blobs(300, centers=scale.CENTRES[:k], cluster_std=0.8, random_state=0)
+        assert np.array_equal(X, X_ref) and np.array_equal(y, y_ref) and len(set(y)) == k, name

@@ -38,7 +38,7 @@ def _low_rank(scale, n, dtype="float32"):
 
 
 def test_million_samples(scale):
-    """'fits n = 10^6 samples in about 294 CPU seconds and 670 MB, with ARI 0.966' (r = 100, float32)."""
+    """'n = 10^6 takes about 294 CPU seconds and 670 MB, ARI 0.966' (r = 100, float32)."""
     big = _low_rank(scale, 1_000_000)
     assert big["r"] == "100"
     assert round(float(big["fit_cpu_s"])) == 294
@@ -46,13 +46,8 @@ def test_million_samples(scale):
     assert round(float(big["ari"]), 3) == 0.966
 
 
-def test_hundred_thousand(scale):
-    """'at n = 10^5 it takes about 20 CPU seconds' (float32)."""
-    assert round(float(_low_rank(scale, 100_000)["fit_cpu_s"])) == 20
-
-
 def test_shared_subsample(scale):
-    """'On a shared subsample of 5000 points its labels agree with the exact path's at ARI 0.999.'"""
+    """'on a shared subsample of 5000 points agrees with the exact path at ARI 0.999'."""
     big = _low_rank(scale, 1_000_000)
     assert int(big["n_sub"]) == 5000
     assert round(float(big["ari_sub_scale_vs_dense"]), 3) == 0.999

@@ -23,20 +23,17 @@ def bench():
 
 
 def test_sizes_and_settings(bench):
-    """'one run per size, r = 200 ... local_search=True', sizes 10^3 to 10^5."""
+    """fig-emmc-scale's caption: 'one run per size ..., r = 200', sizes 10^3 to 10^5."""
     assert int(bench[0]["n"]) == 1_000 and int(bench[-1]["n"]) == 100_000
     assert {(r["n_hidden"], r["n_clusters"]) for r in bench} == {("200", "10")}
 
 
 def test_time_per_alternation(bench):
-    """'CPU time per alternation grows roughly linearly in n (0.0016 s at 10^3, 0.20 s at 10^5),
-    a fit at 10^5 takes 21 CPU s (a fifth of it k-means)'."""
+    """'CPU time per alternation grows roughly linearly in n; a fit at 10^5 takes 21 CPU s'."""
     first, last = float(bench[0]["per_alternation_cpu_s"]), float(bench[-1]["per_alternation_cpu_s"])
-    assert round(first, 4) == 0.0016 and round(last, 2) == 0.20
     # roughly linear: x100 in n gives between x50 and x200 in time per alternation
     assert 50 < last / first < 200
     assert round(float(bench[-1]["fit_cpu_s"])) == 21
-    assert 0.15 < float(bench[-1]["kmeans_cpu_s"]) / float(bench[-1]["fit_cpu_s"]) < 0.25
 
 
 def test_memory(bench):
@@ -48,11 +45,10 @@ def test_memory(bench):
 
 
 def test_ari_above_the_start(bench):
-    """'the ARI ... stays at 0.68 to 0.72, above the k-means start (0.65 to 0.67) at every size'."""
+    """'the ARI stays at 0.68 to 0.72, above the k-means start's at every size'."""
     ari = [float(r["ari"]) for r in bench]
     start = [float(r["ari_kmeans_start"]) for r in bench]
     assert (round(min(ari), 2), round(max(ari), 2)) == (0.68, 0.72)
-    assert (round(min(start), 2), round(max(start), 2)) == (0.65, 0.67)
     assert all(a > s for a, s in zip(ari, start))
 
 
