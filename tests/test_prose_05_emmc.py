@@ -45,7 +45,8 @@ def test_memory(bench):
 
 
 def test_ari_above_the_start(bench):
-    """'the ARI stays at 0.68 to 0.72, above the k-means start's at every size'."""
+    """'the ARI against the digit classes stays at 0.68 to 0.72, above the k-means start's at every
+    size'."""
     ari = [float(r["ari"]) for r in bench]
     start = [float(r["ari_kmeans_start"]) for r in bench]
     assert (round(min(ari), 2), round(max(ari), 2)) == (0.68, 0.72)

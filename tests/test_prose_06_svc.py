@@ -45,7 +45,7 @@ def test_scalable_series_quoted_numbers(run):
     n = sc["n"]
     assert list(n) == [1e3, 3e3, 1e4, 3e4, 1e5, 3e5, 1e6], "from 10^3 to 10^6 points"
     assert round(sc["fit_cpu_s"][-1]) == 92, "92 CPU seconds at 10^6"
-    assert round(sc["peak_rss_mb"][-1]) == 549, "549 MB at 10^6"
+    assert round(sc["peak_rss_mb"][-1]) == 549, "549 MiB at 10^6"
     assert sc["peak_rss_mb"][-1] < 8 * 1024, "under the 8 GB target"
     assert int(sc["n_support"][-1]) == 728 and int(sc["n_support"][0]) == 407, "N_sv from 407 to 728"
     assert int(sc["n_support"][list(n).index(1e5)]) == 684, "N_sv = 684 at 10^5"
@@ -73,7 +73,7 @@ def test_shared_subsample_agrees_with_dense_path(run):
 def test_dense_series_quoted_numbers(run):
     de, sc = run[1]["dense"], run[1]["scalable"]
     assert list(de["n"]) == [1000, 2000, 4000]
-    assert (round(de["peak_rss_mb"][0]), round(de["peak_rss_mb"][-1])) == (245, 1419), "245 MB to 1,419 MB"
+    assert (round(de["peak_rss_mb"][0]), round(de["peak_rss_mb"][-1])) == (245, 1419), "245 to 1,419 MiB"
     # the dense path holds the N x N kernel: its peak grows by at least 8 bytes per new kernel entry
     assert np.all(np.diff(de["peak_rss_mb"]) * 2**20 >= 8 * np.diff(de["n"] ** 2))
     assert sc["peak_rss_mb"][-1] < de["peak_rss_mb"][-1], "scalable at 10^6 below dense at 4,000"
@@ -85,4 +85,4 @@ def test_max_samples_series_quoted_numbers(run):
     assert np.all(ms["n_fitted"] == 5000), "the dual is solved on 5,000 points"
     assert np.all((ms["n_support"] > 3900) & (ms["n_support"] < 4100)), "about 4,000 support vectors"
     assert ms["ari"].min() == 1.0, "ARI 1.0 at each size"
-    assert round(ms["fit_cpu_s"][-1]) == 55 and round(ms["peak_rss_mb"][-1]) == 273, "55 CPU s, 273 MB"
+    assert round(ms["fit_cpu_s"][-1]) == 55 and round(ms["peak_rss_mb"][-1]) == 273, "55 CPU s, 273 MiB"

@@ -5,8 +5,9 @@
 fresh processes and writes that file; the README's Large-data table and the chapters' At-scale
 sections read it through :func:`rows`. The file is found relative to this module (the
 laboratory is installed editable from ``lab/`` of the repository). :func:`data` rebuilds the
-benchmark's data sets, :func:`interpreter_mb` the memory a fresh interpreter holds before any
-fit, so that a chapter can set the measured peaks against ``memory_bytes``.
+benchmark's data sets, :func:`search_rule` the grid its search took on its first choice sample,
+:func:`interpreter_mb` the memory a fresh interpreter holds before any fit, so that a chapter
+can set the measured peaks against ``memory_bytes``.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["CSV", "data", "interpreter_mb", "moons_and_disk", "rows"]
+__all__ = ["CSV", "data", "interpreter_mb", "moons_and_disk", "rows", "search_rule"]
 
 #: The measured table, relative to the repository this module lives in.
 CSV = Path(__file__).resolve().parents[2] / "benchmarks" / "results" / "label_free_scale.csv"
@@ -111,6 +112,30 @@ def data(estimator, n):
 
     k = 2 if estimator in TWO_CLUSTERS else 3
     return blobs(n, centers=CENTRES[:k], cluster_std=0.8, random_state=0)
+
+
+def search_rule(estimator, n):
+    """The rule the benchmark's search applied at ``n`` samples, rebuilt exactly.
+
+    The benchmark's data (:func:`data`, by the estimator's class name), its choice samples as
+    ``LabelFreeSearch(estimator, random_state=0)`` (the benchmark's seed) draws them, and
+    ``estimator.label_free_rule`` of the first of them, where the search takes its grid. Cheap:
+    no fit, only the data and the rule's grid (for support vector clustering the q-list of 2,000
+    points, a few seconds).
+
+    Returns
+    -------
+    rule : dict
+        ``"param_grid"``, ``"criterion"`` and ``"tolerance"`` as ``label_free_rule`` returns them.
+    n_choice_samples : int
+        The number of choice samples the search pools at ``n``.
+    """
+    from mmcedu.model_selection import LabelFreeSearch
+
+    X = data(type(estimator).__name__, n)[0]
+    search = LabelFreeSearch(estimator, random_state=0)
+    first = search._choice_samples(X)[0]  # the draw fit() makes, before any fit
+    return estimator.label_free_rule(first), search.n_choice_samples_
 
 
 @functools.cache
