@@ -107,8 +107,8 @@ def test_scale_tables_read_the_csv():
         if r["cpu_s"] is None:
             assert cells[2].startswith("not measured") and r["error"][:40] in cells[2], cells
             continue
-        cpu, wall = cells[2].split(" (")
-        assert _agrees(cpu, r["cpu_s"]) and _agrees(wall.rstrip(")"), r["wall_s"]), cells
+        wall, cpu = cells[2].split(" (")
+        assert _agrees(wall, r["wall_s"]) and _agrees(cpu.rstrip(")"), r["cpu_s"]), cells
         assert _agrees(cells[3], r["peak_rss_mb"]) and _agrees(cells[4], r["ari"]), cells
         small_index, large_index = (int(v) for v in cells[5].split(" / "))
         assert (small_index, large_index) == (by_key[(name, 10**4)]["best_index"], r["best_index"])
