@@ -30,17 +30,8 @@ from bench_label_free_scale import ESTIMATORS  # noqa: E402
 
 import mmcedu  # noqa: E402, F401
 from mmcedu import *  # noqa: E402, F403
-from mmcedu.datasets import blobs  # noqa: E402
 from mmcedu.model_selection import LabelFreeSearch  # noqa: E402
-
-
-def data(name, n):
-    if name == "SupportVectorClustering":
-        from bench_svc import moons_and_disk
-
-        return moons_and_disk(n, random_state=0)
-    k = ESTIMATORS[name][1]
-    return blobs(n, centers=[[0, 0], [4, 0], [2, 3.5]][:k], cluster_std=0.8, random_state=0)
+from mmcedu_lab.scale import data  # noqa: E402  (the benchmark's data sets)
 
 
 def main(argv=None):
