@@ -208,15 +208,17 @@ def _lbfgs_chunks(run, certify_at, *, max_iter, check_every, gap_tol):
     while True:
         chunk = min(max_iter - n_iter, check_every or max_iter)
         res, V = run(chunk)
-        n_iter, n_fev, rounds = n_iter + int(res.nit), n_fev + int(res.nfev), rounds + 1
+        nit, message = int(res.nit), str(res.message)
+        n_iter, n_fev, rounds = n_iter + nit, n_fev + int(res.nfev), rounds + 1
+        del res  # its L-BFGS pairs (2 maxcor arrays of the size of x) are not needed by the next chunk
         info = certify_at(V)
         if "gap" not in info:
             break
-        natural_stops += int(res.nit < chunk)
+        natural_stops += int(nit < chunk)
         if (info["gap"] <= gap_tol * max(info["primal"], 1.0) or n_iter >= max_iter
-                or res.nit == 0 or natural_stops >= 20):
+                or nit == 0 or natural_stops >= 20):
             break
-    info.update(n_iter=n_iter, n_fev=n_fev, rounds=rounds, message=str(res.message))
+    info.update(n_iter=n_iter, n_fev=n_fev, rounds=rounds, message=message)
     return V, info
 
 
@@ -330,15 +332,18 @@ class _Preconditioner:
 
 
 def _solve_lowrank_operator(
-    Mop, *, C=np.inf, rank=10, random_state=None, max_iter=3000, gap_tol=1e-4, check_every=100,
-    maxcor=10, sigma=1e-2,
+    Mop, *, C=np.inf, rank=10, random_state=None, max_iter=3000, gap_tol=1e-4, check_every=300,
+    certify_every=10, maxcor=10, sigma=1e-2,
 ):
     """:func:`solve_lowrank` for the implicit ``M`` of :class:`mmcedu.gmmc._LowRankMatrix`.
 
     Rows ``v_i = rho_i u_i / ||u_i||`` with the bound ``rho_i >= 1`` in L-BFGS-B (``1 + s_i^2`` has a
     saddle at 0, which rows with ``gamma_i = 0`` leave slowly); a spectral start; variables
     ``U = S Y`` (:class:`_Preconditioner` with shift ``sigma``, rebuilt before every chunk from the
-    last certified ``gamma``); ``maxcor`` L-BFGS pairs. ``info`` adds ``n_precond``, ``n_matvec``.
+    last certified ``gamma``); ``maxcor`` L-BFGS pairs. Within a chunk the iterate is also
+    certified once the objective has moved by at most ``gap_tol`` (relative) over the last
+    ``certify_every`` iterations (at most once per ``certify_every``), and L-BFGS stops there if
+    the gap is within ``gap_tol``. ``info`` adds ``n_precond``, ``n_matvec``.
     """
     n = Mop.n
     p = int(max(1, min(rank, n)))
@@ -351,18 +356,37 @@ def _solve_lowrank_operator(
     def run(chunk):
         P = _Preconditioner(Mop, state["gamma"], sigma)
         x = np.concatenate([P.Sinv(state["U"]).ravel(), state["rho"]])
+
+        def rows(x):
+            return _unit_rows(P.S(x[: n * p].reshape(n, p))), np.maximum(x[n * p :], 1.0)
+
+        def check(intermediate_result):
+            f = state["f"]
+            f.append(float(intermediate_result.fun))
+            # certify once the objective moved by less than the tolerance over certify_every steps
+            if (certify_every and len(f) > certify_every
+                    and f[-1 - certify_every] - f[-1] <= 0.1 * gap_tol * max(f[-1], 1.0)
+                    and len(f) - state["last"] >= certify_every):
+                state["last"] = len(f)
+                info = certify_at(_scaled_rows(*rows(intermediate_result.x)))
+                if info["gap"] <= gap_tol * max(info["primal"], 1.0):
+                    raise StopIteration
+
+        state["f"], state["last"] = [], 0
         res = minimize(
-            _bm_preconditioned, x, args=(Mop, n, p, P), jac=True, method="L-BFGS-B",
+            _bm_preconditioned, x, args=(Mop, n, p, P), jac=True, method="L-BFGS-B", callback=check,
             bounds=bounds, options={"maxiter": chunk, "maxcor": maxcor, "ftol": 0.0, "gtol": 1e-12},
         )
-        state["rho"] = np.maximum(res.x[n * p :], 1.0)
-        state["U"] = _unit_rows(P.S(res.x[: n * p].reshape(n, p)))
+        state["U"], state["rho"] = rows(res.x)
         return res, _scaled_rows(state["U"], state["rho"])
 
     def certify_at(V):
+        if state.get("certified") is not None and np.array_equal(state["certified"][0], V):
+            return dict(state["certified"][1])  # already certified by the check within the chunk
         primal, lower, state["gamma"] = _certify_lowrank(Mop, V, C=C)
-        return {"primal": primal, "lower": lower, "gap": max(primal - lower, 0.0),
-                "gamma": state["gamma"]}
+        info = {"primal": primal, "lower": lower, "gap": max(primal - lower, 0.0), "gamma": state["gamma"]}
+        state["certified"] = (V, info)
+        return info
 
     V, info = _lbfgs_chunks(run, certify_at, max_iter=max_iter, check_every=check_every,
                             gap_tol=gap_tol)

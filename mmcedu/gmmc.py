@@ -187,8 +187,9 @@ class _LowRankMatrix:
     With ``d = Phi (Phi^T e)`` and ``B = D^-1/2 Phi``, ``M = I - G H G^T``, ``G = [Pi^T B, e, b]``
     (n x (r + 2)): ``M V`` costs O(n r p), the spectrum is exact from a thin QR of ``G``, and
     ``lambda_min(M - diag(gamma)) >= t`` is an (r + 2) x (r + 2) eigenproblem (:meth:`secular_step`).
-    Repairs: a degree below its self-affinity (Nystroem affinities can be negative) adds the
-    smallest uniform affinity ``tau / n`` that fixes it to every pair; eigenvalues of
+    Repairs: a degree below its self-affinity (Nystroem affinities can be negative) adds to every
+    pair the smallest uniform affinity ``tau / n`` with which each point's affinity to the others
+    is at least its self-affinity (no point isolated); eigenvalues of
     ``D^-1/2 K D^-1/2`` above 1 are clipped (``clip``, ``n_clipped``). ``b``: the bias map.
     """
 
@@ -197,11 +198,14 @@ class _LowRankMatrix:
         n = Phi.shape[0]
         e = np.ones(n)
         d = Phi @ (Phi.T @ e)
-        deficit = float(np.max(np.einsum("ij,ij->i", Phi, Phi) - d))
+        self_aff = np.einsum("ij,ij->i", Phi, Phi)
         self.tau = 0.0
-        if deficit > 0 or np.min(d) <= 0:
-            # smallest uniform affinity tau / n with d_i + tau >= K_ii + tau / n for every i
-            tau = max(deficit, 0.0) * n / (n - 1)
+        if np.max(self_aff - d) > 0 or np.min(d) <= 0:
+            # smallest uniform affinity tau / n with which every point's affinity to the others is at
+            # least its self-affinity: d_i + tau >= 2 (K_ii + tau / n); with only d_i + tau >= K_ii,
+            # the worst point is isolated and M gets a spurious null vector spread over all points
+            tau = (max(float(np.max(2 * self_aff - d)), 0.0) * n / (n - 2) if n > 2
+                   else max(float(np.max(self_aff - d)), 0.0) * n / (n - 1))
             tau = tau * (1 + 1e-12) + 1e-300
             if np.min(d + tau) <= 0:  # only if some Phi_i = 0 and d_i = 0: any tau > 0 works
                 tau += 1e-12 * max(float(np.mean(np.abs(d))), 1e-300)
@@ -628,14 +632,15 @@ class GMMC(LabelFreeMixin, ClusterMixin, BaseEstimator):
 
         The exact kernel: six n x n float64 arrays (kernel, Laplacian, reduced matrix, eigensolver
         copies), ``48 n^2``; ``solver="cvxpy"`` adds the dense PSD-cone block, ``8 (n (n + 1) / 2)^2``.
-        ``n_components = r``: ``8 n (4 (r + 3) + 20 (rank + 1) + 10 rank)`` (factors of n x (r + 3)
-        and the solver's n x rank arrays). ``n_features`` does not enter.
+        ``n_components = r``: ``8 n (5 (r + 3) + 20 (rank + 1) + 10 rank)`` (factors of n x (r + 3),
+        one of them the certificate's while L-BFGS holds its pairs, and the solver's n x rank
+        arrays). ``n_features`` does not enter.
         """
         n = int(n_samples)
         if self.n_components is not None:
             r = int(self.n_components)
             p = int(self.rank) if self.rank is not None else _default_rank(n)
-            return 8 * n * (4 * (r + 3) + 2 * 10 * (p + 1) + 10 * p)
+            return 8 * n * (5 * (r + 3) + 2 * 10 * (p + 1) + 10 * p)
         m = n * (n + 1) // 2 if self.solver == "cvxpy" else 0
         return array_bytes((6, n, n), (m, m))
 

@@ -302,6 +302,25 @@ def test_nystroem_structured_matrix_equals_the_dense_reduced_matrix():
     assert Mop.lambda_min() == pytest.approx(np.linalg.eigvalsh(M)[0], abs=1e-9)
 
 
+def test_nystroem_repair_leaves_no_point_isolated():
+    """A negative Nystroem degree is repaired by a uniform affinity that keeps every point tied to
+    the others at least as strongly as to itself. The smallest affinity that only makes the degree
+    positive isolates that point: an eigenvalue of D^-1/2 K D^-1/2 above 1 is clipped and the
+    reduced matrix gets a null vector spread over all points, with which the relaxation's optimum
+    drops to zero (a 3 x 10^5 sample of two Gaussians with r = 100 did this)."""
+    from mmcedu.gmmc import _LowRankMatrix
+
+    rng = np.random.default_rng(0)
+    Phi = np.abs(rng.standard_normal((200, 5)))
+    Phi[0] = -0.01 * Phi[1:].mean(axis=0)  # affinities to every other point negative
+    assert Phi[0] @ Phi.sum(axis=0) < 0
+    Mop = _LowRankMatrix(Phi)
+    d = Phi @ Phi.sum(axis=0) + Mop.tau
+    self_aff = np.einsum("ij,ij->i", Phi, Phi) + Mop.tau / 200
+    assert Mop.tau > 0 and np.all(d >= 2 * self_aff * (1 - 1e-9))
+    assert Mop.n_clipped == 0 and Mop.lambda_min() > 0.1
+
+
 def test_nystroem_path_with_fewer_landmarks_agrees_on_labels():
     """A rank-100 factor of 200 samples: the same clusters as the exact kernel."""
     X, y = datasets.two_circles(200, random_state=0)
@@ -501,5 +520,5 @@ def test_memory_bytes_is_what_the_fit_checks():
     assert GMMC().memory_bytes(1000) == 48 * 1000**2
     assert GMMC(solver="cvxpy").memory_bytes(10) == 48 * 100 + 8 * 55**2
     est = GMMC(n_components=300, rank=10)
-    assert est.memory_bytes(1000, 5) == 1000 * est.memory_bytes(1) == 8 * 1000 * (4 * 303 + 20 * 11 + 100)
+    assert est.memory_bytes(1000, 5) == 1000 * est.memory_bytes(1) == 8 * 1000 * (5 * 303 + 20 * 11 + 100)
     assert est.memory_bytes(10_000) == GMMC(n_components=300).memory_bytes(10_000)  # rank None: 10
