@@ -199,6 +199,11 @@ def _start_rows(V0, n, p, rng, bottom):
     return _unit_rows(U0), lam_min
 
 
+def _closed(info, gap_tol):
+    """Is the certified gap within ``gap_tol * max(primal, 1)``?"""
+    return info["gap"] <= gap_tol * max(info["primal"], 1.0)
+
+
 def _lbfgs_chunks(run, certify_at, *, max_iter, check_every, gap_tol):
     """L-BFGS in chunks of ``check_every`` iterations (``run(chunk)`` -> scipy's result, ``V``),
     each certified (``certify_at(V)`` -> info, without ``"gap"``: stop). Stops at
@@ -215,8 +220,7 @@ def _lbfgs_chunks(run, certify_at, *, max_iter, check_every, gap_tol):
         if "gap" not in info:
             break
         natural_stops += int(nit < chunk)
-        if (info["gap"] <= gap_tol * max(info["primal"], 1.0) or n_iter >= max_iter
-                or nit == 0 or natural_stops >= 20):
+        if _closed(info, gap_tol) or n_iter >= max_iter or nit == 0 or natural_stops >= 20:
             break
     info.update(n_iter=n_iter, n_fev=n_fev, rounds=rounds, message=message)
     return V, info
@@ -341,9 +345,9 @@ def _solve_lowrank_operator(
     saddle at 0, which rows with ``gamma_i = 0`` leave slowly); a spectral start; variables
     ``U = S Y`` (:class:`_Preconditioner` with shift ``sigma``, rebuilt before every chunk from the
     last certified ``gamma``); ``maxcor`` L-BFGS pairs. Within a chunk the iterate is also
-    certified once the objective has moved by at most ``gap_tol`` (relative) over the last
-    ``certify_every`` iterations (at most once per ``certify_every``), and L-BFGS stops there if
-    the gap is within ``gap_tol``. ``info`` adds ``n_precond``, ``n_matvec``.
+    certified once the objective has moved by at most a tenth of ``gap_tol`` (relative) over the
+    last ``certify_every`` iterations (at most once per ``certify_every``), and L-BFGS stops there
+    if the gap is within ``gap_tol``. ``info`` adds ``n_precond``, ``n_matvec``.
     """
     n = Mop.n
     p = int(max(1, min(rank, n)))
@@ -363,13 +367,12 @@ def _solve_lowrank_operator(
         def check(intermediate_result):
             f = state["f"]
             f.append(float(intermediate_result.fun))
-            # certify once the objective moved by less than the tolerance over certify_every steps
+            # certify once the objective moved by at most a tenth of the tolerance over certify_every steps
             if (certify_every and len(f) > certify_every
                     and f[-1 - certify_every] - f[-1] <= 0.1 * gap_tol * max(f[-1], 1.0)
                     and len(f) - state["last"] >= certify_every):
                 state["last"] = len(f)
-                info = certify_at(_scaled_rows(*rows(intermediate_result.x)))
-                if info["gap"] <= gap_tol * max(info["primal"], 1.0):
+                if _closed(certify_at(_scaled_rows(*rows(intermediate_result.x))), gap_tol):
                     raise StopIteration
 
         state["f"], state["last"] = [], 0

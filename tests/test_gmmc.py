@@ -321,6 +321,16 @@ def test_nystroem_repair_leaves_no_point_isolated():
     assert Mop.n_clipped == 0 and Mop.lambda_min() > 0.1
 
 
+def test_nystroem_path_stops_inside_lbfgs_once_certified():
+    """The Nystroem solver certifies its iterate inside the L-BFGS run once the objective stalls
+    and stops there when the gap is within tol, not at L-BFGS's own end of a chunk."""
+    X, _ = datasets.two_circles(1000, random_state=0)
+    est = GMMC(gamma=50.0, n_components=300, balance_penalty="stiff", random_state=0).fit(X)
+    info = est.solver_info_
+    assert "StopIteration" in info["message"] and info["rounds"] == 1 and est.n_iter_ < 300
+    assert est.duality_gap_ <= est.tol * max(est.objective_, 1.0)
+
+
 def test_nystroem_path_with_fewer_landmarks_agrees_on_labels():
     """A rank-100 factor of 200 samples: the same clusters as the exact kernel."""
     X, y = datasets.two_circles(200, random_state=0)
