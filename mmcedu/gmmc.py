@@ -762,6 +762,12 @@ class GMMC(LabelFreeMixin, ClusterMixin, BaseEstimator):
                             hint="standardize X (sklearn.preprocessing.StandardScaler) or change gamma.")
         Mop = _LowRankMatrix(Phi, Ce=self._penalty)
         self.balance_penalty_ = float(Mop.Ce)
+        if Mop.n_clipped:
+            warnings.warn(
+                f"GMMC: the Nystroem factor's normalized kernel has {Mop.n_clipped} eigenvalue(s) above 1 "
+                "(negative affinities), clipped to 1; the reduced matrix then has a null vector and the "
+                "relaxation's optimum can drop to 0, with labels that mean nothing. Use more "
+                "n_components or a smaller gamma (a wider kernel).", DegenerateDataWarning, stacklevel=3)
         del Phi
         p = int(self.rank) if self.rank is not None else _default_rank(n)
         V, info = _solve_lowrank_operator(Mop, C=self.C, rank=p, random_state=rng, max_iter=self.max_iter,

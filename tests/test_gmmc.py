@@ -331,6 +331,26 @@ def test_nystroem_path_stops_inside_lbfgs_once_certified():
     assert est.duality_gap_ <= est.tol * max(est.objective_, 1.0)
 
 
+def test_nystroem_fit_warns_when_an_eigenvalue_was_clipped(monkeypatch):
+    """A clipped eigenvalue gives the reduced matrix a null vector (the relaxation's optimum can
+    drop to 0): the fit says so instead of returning its labels silently."""
+    import mmcedu.gmmc as gm
+    from mmcedu.exceptions import DegenerateDataWarning
+
+    class Clipped(gm._LowRankMatrix):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            self.n_clipped = 1
+
+    X, _ = datasets.two_circles(100, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DegenerateDataWarning)
+        GMMC(gamma=20.0, n_components=30, random_state=0).fit(X)  # no clipping: no warning
+    monkeypatch.setattr(gm, "_LowRankMatrix", Clipped)
+    with pytest.warns(DegenerateDataWarning, match="eigenvalue"):
+        GMMC(gamma=20.0, n_components=30, random_state=0).fit(X)
+
+
 def test_nystroem_path_with_fewer_landmarks_agrees_on_labels():
     """A rank-100 factor of 200 samples: the same clusters as the exact kernel."""
     X, y = datasets.two_circles(200, random_state=0)
