@@ -471,7 +471,8 @@ class GMMC(LabelFreeMixin, ClusterMixin, BaseEstimator):
         Rank of a kernel approximation. ``None``: the exact n x n kernel. ``r``: the Nystroem factor
         ``K ~ Phi Phi^T`` with ``r`` landmarks (:func:`mmcedu.kernels.nystroem_factor`): no n x n
         array, O(n r rank) per preconditioned L-BFGS iteration, and a gap certified for the
-        relaxation of the approximated kernel (its repairs are reported in ``solver_info_``). Only
+        relaxation of the approximated kernel (its repairs are reported in ``solver_info_``; a
+        clipped eigenvalue also warns). Only
         with ``kernel="rbf"``, ``solver="auto"``/``"lowrank"``, ``laplacian="normalized"`` and
         ``variant="repaired"``.
     max_iter : int, default=5000
@@ -507,7 +508,7 @@ class GMMC(LabelFreeMixin, ClusterMixin, BaseEstimator):
         (:func:`normalized_cut_sweep`) moves to a less balanced split (``None`` with ``n_components``).
     solver_info_ : dict
         ``solver``, ``n_iter``, time and status; the low-rank solver's ``primal``, ``lower``,
-        ``gap`` and ``rank``; with ``n_components`` also ``tau``, ``clip`` and ``n_matvec``.
+        ``gap`` and ``rank``; with ``n_components`` also ``tau``, ``clip``, ``n_clipped`` and ``n_matvec``.
     n_features_in_ : int
 
     Raises
@@ -521,7 +522,8 @@ class GMMC(LabelFreeMixin, ClusterMixin, BaseEstimator):
     -----
     * :class:`sklearn.exceptions.ConvergenceWarning`: the certified duality gap is above ``tol``.
     * :class:`~mmcedu.exceptions.DegenerateDataWarning`: all samples are identical (one cluster),
-      or the rbf kernel is numerically the identity or all ones.
+      or the rbf kernel is numerically the identity or all ones, or (``n_components``) the Nystroem
+      factor needed an eigenvalue clipped at 1 (the relaxation can then be degenerate).
     * :class:`~mmcedu.exceptions.ClusterCountWarning`: the labels form one cluster.
     * :class:`~mmcedu.exceptions.BalanceWarning`: ``balance_decided_ >= 0.05 n`` (``BALANCE_WARN_FRACTION``).
     * :class:`~mmcedu.exceptions.SolverWarning`: ``solver="cvxpy"`` on more than 50 samples.
