@@ -39,13 +39,11 @@ from pathlib import Path
 
 import numpy as np
 from sklearn.base import clone
-from sklearn.datasets import load_iris, load_wine, make_blobs, make_circles, make_moons
 from sklearn.preprocessing import StandardScaler
 
 import mmcedu.model_selection as MS
 from mmcedu.metrics import adjusted_rand_score
 from mmcedu_lab import comparison as C
-from mmcedu_lab.registry import load
 
 HERE = Path(__file__).resolve().parent
 RESULTS = HERE.parent / "results"
@@ -60,42 +58,10 @@ METHOD = "SDP MMC"
 SCALE_RECOMPUTE = ((10**4, 0), (10**5, 0))
 
 
-def _iris_versicolor_virginica(seed):
-    X, y = load_iris(return_X_y=True)
-    keep = y > 0
-    return X[keep], y[keep]
+# the ten held-out tasks of gmmc_guard_heldout.py, taken from it (the same data by construction)
+sys.path.insert(0, str(HERE))
+from gmmc_guard_heldout import TASKS  # noqa: E402
 
-
-def _wine_0_1(seed):
-    X, y = load_wine(return_X_y=True)
-    keep = y < 2
-    return X[keep], y[keep]
-
-
-def _anisotropic(seed):
-    X, y = make_blobs(200, centers=[[-2.5, 0], [2.5, 0]], cluster_std=1.0, random_state=seed)
-    return X @ np.array([[0.6, -0.64], [-0.41, 0.85]]), y
-
-
-def _unequal(seed):
-    return make_blobs([150, 50], centers=[[0, 0], [4, 0]], cluster_std=[1.0, 0.6],
-                      random_state=seed)
-
-
-# the ten held-out tasks of benchmarks/studies/gmmc_guard_heldout.py, the same data
-TASKS = {
-    "digits 0 vs 6": lambda s: load("digits 0 vs 6", 200, s),
-    "digits 4 vs 9": lambda s: load("digits 4 vs 9", 200, s),
-    "digits 5 vs 9": lambda s: load("digits 5 vs 9", 200, s),
-    "digits 2 vs 3": lambda s: load("digits 2 vs 3", 200, s),
-    "iris versicolor vs virginica": _iris_versicolor_virginica,
-    "wine 0 vs 1": _wine_0_1,
-    "moons (noise 0.15)": lambda s: make_moons(200, noise=0.15, random_state=s),
-    "circles (factor 0.4, noise 0.07)": lambda s: make_circles(200, factor=0.4, noise=0.07,
-                                                               random_state=s),
-    "anisotropic blobs": _anisotropic,
-    "unequal blobs": _unequal,
-}
 assert not set(TASKS) & set(C.TASKS)
 
 
