@@ -78,7 +78,13 @@ print({marker!r} + json.dumps({{
     "load_before": load_before, "load_after": os.getloadavg()[0],
     "best_params": {{k: float(v) for k, v in search.best_params_.items()}},
     "ari": float(adjusted_rand_score(y, search.labels_)), "n_clusters": int(search.n_clusters_),
-    "criteria": search.criteria_,
+    "criteria": search.criteria_, "tolerance": float(search.tolerance_),
+    # the pooled score of every grid point per criterion and its numbers of clusters (the
+    # choice's inputs, so a near-tie can be read from the table)
+    "scores": {{c: [float(v) for v in search.cv_results_[
+        "mean_score" if len(search.criteria_) == 1 else "mean_score_" + c]] for c in search.criteria_}},
+    "grid_n_clusters": {{k: [float(v) for v in search.cv_results_[k]] for k in
+                        ("mean_n_clusters", "full_n_clusters") if k in search.cv_results_}},
     "warnings": sorted({{str(w.category.__name__) for w in caught}}),
 }}))
 """
@@ -155,7 +161,8 @@ def main(argv=None):
 
 
 KEYS = ["estimator", "n", "wall_s", "cpu_s", "peak_rss_mb", "ari", "n_clusters", "best_index",
-        "grid_size", "n_choice_samples", "best_params", "criteria", "warnings", "load_before",
+        "grid_size", "n_choice_samples", "best_params", "criteria", "tolerance", "scores",
+        "grid_n_clusters", "warnings", "load_before",
         "load_after", "process_wall_s", "error"]
 
 

@@ -32,12 +32,13 @@ CENTRES = [[0, 0], [4, 0], [2, 3.5]]
 TWO_CLUSTERS = ("GMMC", "SDPMMC")
 
 _INT = ("n", "n_clusters", "best_index", "grid_size", "n_choice_samples")
-_FLOAT = ("wall_s", "cpu_s", "peak_rss_mb", "ari", "load_before", "load_after", "process_wall_s")
-_JSON = ("best_params", "criteria", "warnings")
+_FLOAT = ("wall_s", "cpu_s", "peak_rss_mb", "ari", "load_before", "load_after", "process_wall_s",
+          "tolerance")
+_JSON = ("best_params", "criteria", "warnings", "scores", "grid_n_clusters")
 
 
 def _typed(row):
-    out = {}
+    out = dict.fromkeys(_INT + _FLOAT + _JSON)  # a column the file lacks reads as None
     for key, value in row.items():
         if value in ("", None):
             out[key] = None
@@ -66,9 +67,10 @@ def rows(estimator=None, *, path=None):
     -------
     list of dict
         Keys as the CSV's columns: ``n``, ``n_clusters``, ``best_index``, ``grid_size`` and
-        ``n_choice_samples`` as ints; times, ``peak_rss_mb``, ``ari`` and loads as floats;
-        ``best_params``, ``criteria`` and ``warnings`` parsed from JSON; ``estimator`` and
-        ``error`` as strings. Empty cells are ``None``.
+        ``n_choice_samples`` as ints; times, ``peak_rss_mb``, ``ari``, loads and ``tolerance``
+        as floats; ``best_params``, ``criteria``, ``warnings``, ``scores`` (criterion: pooled
+        score per grid point) and ``grid_n_clusters`` parsed from JSON; ``estimator`` and
+        ``error`` as strings. Empty cells (and columns a file lacks) are ``None``.
 
     Examples
     --------
