@@ -463,8 +463,29 @@ def test_label_free_rule_is_the_comparisons_rule():
     for cls in (SDPMMC, _MySDPMMC):
         rule = cls().label_free_rule(X)
         assert rule == {"param_grid": {"gamma": gamma_grid(X, octaves=(-2, 0, 2, 4, 5, 6, 7, 8))},
-                        "criterion": ["transfer_stability"], "tolerance": 0.0}
+                        "criterion": ["transfer_stability"], "tolerance": 0.01}
         assert rule["param_grid"]["gamma"][1] == median_gamma(X)
+
+
+def test_label_free_tolerance_ties_the_recorded_near_equal_widths():
+    """The scale benchmark's recorded SDP MMC searches (two Gaussians, 10^4 and 10^5, search
+    seeds 1-4) chose grid points 1 and 2 at tolerance 0; with the rule's tolerance they all
+    choose one grid point, the widest."""
+    import json
+    import pathlib
+
+    from mmcedu.model_selection import _best_index
+
+    path = pathlib.Path(__file__).parents[1] / "benchmarks" / "results" / "label_free_stability.jsonl"
+    runs = [r for r in map(json.loads, path.read_text().splitlines())
+            if r.get("estimator") == "SDPMMC" and "scores" in r]
+    assert len(runs) >= 4 and {r["n"] for r in runs} == {10**4, 10**5}
+    tol = SDPMMC().label_free_rule(datasets.moons(40, random_state=0)[0])["tolerance"]
+    for r in runs:
+        means = np.asarray(r["scores"]["transfer_stability"], dtype=float)
+        assert _best_index(means, np.full(8, 2.0), 0.0) == r["best_index"]
+        assert _best_index(means, np.full(8, 2.0), tol) == 0, r
+    assert {r["best_index"] for r in runs} != {0}  # tolerance 0 did not choose one grid point
 
 
 # ---------------------------------------------------------------- the kernel factor (n_components)
