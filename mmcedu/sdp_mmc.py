@@ -430,10 +430,10 @@ class SDPMMC(LabelFreeMixin, ClusterMixin, BaseEstimator):
     ``gamma_grid(X, octaves=LABEL_FREE_OCTAVES)`` (``median_gamma(X) / 4`` to
     ``256 median_gamma(X)``), chosen by ``"transfer_stability"`` alone, which needs no
     objective comparable across widths. Widths whose mean transfer stability is within 0.01 of
-    the best are tied, and a tie goes to the widest kernel (the first grid point: every fit has
-    two clusters). The tolerance is an addition to the sources, chosen on ten held-out two-class
-    tasks, where it matched or beat tolerance 0 on every task (one seed each); without it, widths
-    within it are decided by the draw of the subsamples, so the choice moves with the seed and n. The
+    the best are tied, and the tie goes to the widest of them (the next tie-break, the mean
+    number of clusters, is 2 at every width). The tolerance is an addition to the sources, chosen
+    on ten held-out two-class tasks, where it matched or beat tolerance 0 on every task (one seed
+    each); it keeps near-equal widths from being decided by the draw of the subsamples. The
     rule fits every width on ``n_resamples`` subsamples, so :class:`~mmcedu.LabelFreeSearch`
     chooses on samples of at most 500 (not 2,000): 80 fits of
     400 samples per choice sample. :meth:`objective_contrast` is SDP MMC's own objective
