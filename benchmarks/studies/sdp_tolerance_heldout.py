@@ -12,9 +12,10 @@ offline to the search's per-grid-point mean transfer stabilities for every toler
 
 The scale condition of the rule needs the per-grid-point scores of the scale benchmark's SDP MMC
 searches: five are in ``benchmarks/results/label_free_stability.jsonl``; the benchmark's own
-two (search seed 0 at n = 10^4 and 10^5, rows of ``label_free_scale.csv``) recorded only their
-choice, and are recomputed here (``--scale``: the search without its final fit, as
-``label_free_stability.py --only SDPMMC`` makes it).
+two (search seed 0 at n = 10^4 and 10^5, rows of ``label_free_scale.csv``) are counted from the
+scores the CSV records since its rerun with the adopted tolerance (before it, from their recorded
+choices and quoted scores: the amendment), or recomputed (``--scale``: the search without its
+final fit, as ``label_free_stability.py --only SDPMMC`` makes it).
 
 One JSON line per (task, seed) and per recomputed scale search is appended to ``--out``; the
 pairs already there are skipped, so a run can be stopped and resumed.
@@ -239,6 +240,8 @@ def report(records, seeds=DECISION_SEEDS):
         return 0.0 if i is None else float(np.nan_to_num(r["aris"][i]))
 
     def cell(v):
+        if len(v) == 1:  # one seed: no spread to show
+            return f"{v[0]:.3f}"
         return f"{np.mean(v):.3f} ± {np.std(v):.3f}" if len(v) else ""
 
     gaps = {}
@@ -253,9 +256,10 @@ def report(records, seeds=DECISION_SEEDS):
             moved = sum(r["chosen"][r["tolerances"].index(tol)] != r["chosen"][0] for r in held)
             rows.append([f"transfer stability, tolerance {tol:g}"] + [cell(vals[t]) for t in tasks]
                         + [f"{gaps[tol]:.4f}", f"{moved} of {len(held)}"])
-        lines.append("Cells: label-free ARI of SDP MMC's choice, mean ± sd over the seeds "
-                     f"{', '.join(map(str, SEEDS))}; mean gap: mean over the tasks of the mean gap "
-                     "to the best grid point; moved: runs whose choice differs from tolerance 0.")
+        lines.append("Cells: label-free ARI of SDP MMC's choice (mean ± sd over the seeds "
+                     f"{', '.join(map(str, SEEDS))} when more than one); mean gap: mean over the tasks "
+                     "of the mean gap to the best grid point; moved: runs whose choice differs from "
+                     "tolerance 0.")
         lines.append("")
         lines.append("| rule | " + " | ".join(tasks) + " | mean gap | moved |")
         lines.append("|---" * (len(tasks) + 3) + "|")
